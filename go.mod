@@ -1,0 +1,3 @@
+module github.com/connectd/connectd
+
+go 1.26

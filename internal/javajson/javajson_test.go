@@ -1,0 +1,133 @@
+package javajson
+
+import (
+	"errors"
+	"math"
+	"testing"
+)
+
+func TestAppendDoubleMatchesJava(t *testing.T) {
+	// Expected texts are Java's Double.toString output.
+	cases := map[float64]string{
+		1:                      "1.0",
+		1.5:                    "1.5",
+		100:                    "100.0",
+		1e10:                   "1.0E10",
+		1e7:                    "1.0E7",
+		9999999:                "9999999.0",
+		0.001:                  "0.001",
+		0.0001:                 "1.0E-4",
+		-2.5e-7:                "-2.5E-7",
+		123456.75:              "123456.75",
+		0:                      "0.0",
+		math.Copysign(0, -1):   "-0.0",
+		1.7976931348623157e308: "1.7976931348623157E308",
+	}
+	for f, want := range cases {
+		if got := string(AppendDouble(nil, f)); got != want {
+			t.Errorf("AppendDouble(%v) = %s, want %s", f, got, want)
+		}
+	}
+	if got := string(AppendFloat(nil, 0.1)); got != "0.1" {
+		t.Errorf("AppendFloat(0.1) = %s, want 0.1", got)
+	}
+	if got := string(AppendFloat(nil, 3e10)); got != "3.0E10" {
+		t.Errorf("AppendFloat(3e10) = %s, want 3.0E10", got)
+	}
+}
+
+func TestAppendStringEscapesLikeJackson(t *testing.T) {
+	cases := map[string]string{
+		`a"b\c`:         `"a\"b\\c"`,
+		"<&>/":          `"<&>/"`,
+		"tab\tnl\ncr\r": `"tab\tnl\ncr\r"`,
+		"\x01\x1f\x7f":  `"\u0001\u001F` + "\x7f" + `"`,
+		"\b\f":          `"\b\f"`,
+		"é\u2028😀":      "\"é\u2028😀\"",
+		"bad\xffutf8":   "\"bad\uFFFDutf8\"",
+	}
+	for in, want := range cases {
+		if got := string(AppendString(nil, in)); got != want {
+			t.Errorf("AppendString(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestHashMapOrder(t *testing.T) {
+	// Orders checked against a JDK 17 HashMap (spec §3.10 and the
+	// connector-offsets reference §0.3).
+	cases := []struct{ in, want []string }{
+		{[]string{"kafka_topic", "kafka_partition"}, []string{"kafka_partition", "kafka_topic"}},
+		{[]string{"table", "protocol"}, []string{"protocol", "table"}},
+		{[]string{"cluster", "topic", "partition"}, []string{"cluster", "partition", "topic"}},
+		{[]string{"topic", "partition", "group"}, []string{"partition", "topic", "group"}},
+		{[]string{"incrementing", "timestamp", "timestamp_nanos"}, []string{"timestamp_nanos", "incrementing", "timestamp"}},
+		{[]string{"lsn", "txId", "ts_usec", "lsn_proc", "lsn_commit", "messageType"}, []string{"lsn_proc", "messageType", "lsn_commit", "lsn", "txId", "ts_usec"}},
+	}
+	for _, c := range cases {
+		got := HashMapOrder(c.in)
+		for i := range got {
+			if got[i] != c.want[i] {
+				t.Errorf("HashMapOrder(%v) = %v, want %v", c.in, got, c.want)
+				break
+			}
+		}
+	}
+}
+
+func TestMarshalOffsetKey(t *testing.T) {
+	key := []any{"jdbc-orders", map[string]any{"table": "public.orders", "protocol": "1"}}
+	got, err := Marshal(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `["jdbc-orders",{"protocol":"1","table":"public.orders"}]`; string(got) != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+}
+
+func TestUnmarshalTypes(t *testing.T) {
+	v, err := Unmarshal([]byte(`{"a":1,"b":1.0,"c":1e2,"d":"x","e":true,"f":null,"g":[1]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := v.(map[string]any)
+	if _, ok := m["a"].(int64); !ok {
+		t.Errorf("a is %T, want int64", m["a"])
+	}
+	if _, ok := m["b"].(float64); !ok {
+		t.Errorf("b is %T, want float64", m["b"])
+	}
+	if _, ok := m["c"].(float64); !ok {
+		t.Errorf("c is %T, want float64", m["c"])
+	}
+	if _, err := Unmarshal([]byte(`{"a":99999999999999999999}`)); !errors.Is(err, ErrBigInteger) {
+		t.Errorf("big integer: err = %v, want ErrBigInteger", err)
+	}
+	if _, err := Unmarshal([]byte(`{} {}`)); err == nil {
+		t.Error("trailing data accepted")
+	}
+}
+
+func FuzzRoundTrip(f *testing.F) {
+	f.Add([]byte(`["c",{"filename":"a.txt"}]`))
+	f.Add([]byte(`{"position":12,"x":1.5,"y":"\u0001"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := Unmarshal(data)
+		if err != nil {
+			return
+		}
+		out, err := Marshal(v)
+		if err != nil {
+			t.Fatalf("Marshal of decoded value: %v", err)
+		}
+		v2, err := Unmarshal(out)
+		if err != nil {
+			t.Fatalf("re-decode %s: %v", out, err)
+		}
+		out2, err := Marshal(v2)
+		if err != nil || string(out2) != string(out) {
+			t.Fatalf("not stable: %s vs %s (%v)", out, out2, err)
+		}
+	})
+}
