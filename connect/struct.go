@@ -1,0 +1,202 @@
+package connect
+
+import (
+	"fmt"
+	"time"
+)
+
+// Struct is a value of a STRUCT schema: one value per field, in the
+// schema's field order.
+type Struct struct {
+	schema *Schema
+	values []any
+}
+
+// NewStruct returns an empty struct of the given STRUCT schema.
+func NewStruct(schema *Schema) *Struct {
+	if schema == nil || schema.Type != TypeStruct {
+		panic("connect: NewStruct needs a STRUCT schema")
+	}
+	return &Struct{schema: schema, values: make([]any, len(schema.Fields))}
+}
+
+// Schema returns the struct's schema.
+func (s *Struct) Schema() *Schema { return s.schema }
+
+// Put sets a field's value, checking it against the field's schema, and
+// returns s so calls chain.
+func (s *Struct) Put(field string, value any) *Struct {
+	f := s.schema.Field(field)
+	if f == nil {
+		panic(fmt.Sprintf("connect: %s is not a valid field name", field))
+	}
+	if err := ValidateValue(f.Schema, value); err != nil {
+		panic(fmt.Sprintf("connect: invalid value for field %s: %v", field, err))
+	}
+	s.values[f.Index] = value
+	return s
+}
+
+// Set is Put returning an error instead of panicking, for values that come
+// from outside the program.
+func (s *Struct) Set(field string, value any) error {
+	f := s.schema.Field(field)
+	if f == nil {
+		return fmt.Errorf("%s is not a valid field name", field)
+	}
+	if err := ValidateValue(f.Schema, value); err != nil {
+		return fmt.Errorf("invalid value for field %s: %w", field, err)
+	}
+	s.values[f.Index] = value
+	return nil
+}
+
+// Get returns a field's value, or the field's default when unset.
+func (s *Struct) Get(field string) any {
+	f := s.schema.Field(field)
+	if f == nil {
+		return nil
+	}
+	return s.At(f.Index)
+}
+
+// At returns the value of the field at index i, or its default when unset.
+func (s *Struct) At(i int) any {
+	if v := s.values[i]; v != nil {
+		return v
+	}
+	return s.schema.Fields[i].Schema.Default
+}
+
+// Validate checks that every required field has a value.
+func (s *Struct) Validate() error {
+	return ValidateValue(s.schema, s)
+}
+
+// String renders the struct as Java's Struct.toString does.
+func (s *Struct) String() string {
+	out := "Struct{"
+	first := true
+	for i, f := range s.schema.Fields {
+		v := s.values[i]
+		if v == nil {
+			continue
+		}
+		if !first {
+			out += ","
+		}
+		first = false
+		out += f.Name + "=" + fmt.Sprint(v)
+	}
+	return out + "}"
+}
+
+// ValidateValue checks that value is a valid value of schema.
+func ValidateValue(schema *Schema, value any) error {
+	if schema == nil {
+		return nil
+	}
+	if value == nil {
+		if schema.Optional || schema.Default != nil {
+			return nil
+		}
+		return fmt.Errorf("invalid value: null used for required field, schema type: %s", schema.Type)
+	}
+	switch schema.Name {
+	case DecimalName:
+		if _, ok := value.(*Decimal); !ok {
+			return fmt.Errorf("invalid Java object for logical type %s: %T", schema.Name, value)
+		}
+		return nil
+	case DateName, TimeName, TimestampName:
+		if _, ok := value.(time.Time); !ok {
+			return fmt.Errorf("invalid Java object for logical type %s: %T", schema.Name, value)
+		}
+		return nil
+	}
+	ok := false
+	switch schema.Type {
+	case TypeInt8:
+		_, ok = value.(int8)
+	case TypeInt16:
+		_, ok = value.(int16)
+	case TypeInt32:
+		_, ok = value.(int32)
+	case TypeInt64:
+		_, ok = value.(int64)
+	case TypeFloat32:
+		_, ok = value.(float32)
+	case TypeFloat64:
+		_, ok = value.(float64)
+	case TypeBoolean:
+		_, ok = value.(bool)
+	case TypeString:
+		_, ok = value.(string)
+	case TypeBytes:
+		_, ok = value.([]byte)
+	case TypeArray:
+		arr, isArr := value.([]any)
+		if !isArr {
+			break
+		}
+		for _, e := range arr {
+			if err := ValidateValue(schema.Value, e); err != nil {
+				return err
+			}
+		}
+		return nil
+	case TypeMap:
+		switch m := value.(type) {
+		case map[string]any:
+			for k, v := range m {
+				if err := ValidateValue(schema.Key, k); err != nil {
+					return err
+				}
+				if err := ValidateValue(schema.Value, v); err != nil {
+					return err
+				}
+			}
+			return nil
+		case []MapEntry:
+			for _, e := range m {
+				if err := ValidateValue(schema.Key, e.Key); err != nil {
+					return err
+				}
+				if err := ValidateValue(schema.Value, e.Value); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	case TypeStruct:
+		st, isStruct := value.(*Struct)
+		if !isStruct {
+			break
+		}
+		if st.schema != schema && !sameStructShape(st.schema, schema) {
+			return fmt.Errorf("struct schemas do not match")
+		}
+		for i, f := range st.schema.Fields {
+			if err := ValidateValue(f.Schema, st.values[i]); err != nil {
+				return fmt.Errorf("field %s: %w", f.Name, err)
+			}
+		}
+		return nil
+	}
+	if !ok {
+		return fmt.Errorf("invalid Java object for schema with type %s: %T", schema.Type, value)
+	}
+	return nil
+}
+
+func sameStructShape(a, b *Schema) bool {
+	if len(a.Fields) != len(b.Fields) || a.Name != b.Name {
+		return false
+	}
+	for i := range a.Fields {
+		if a.Fields[i].Name != b.Fields[i].Name || a.Fields[i].Schema.Type != b.Fields[i].Schema.Type {
+			return false
+		}
+	}
+	return true
+}
