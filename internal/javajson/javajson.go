@@ -259,7 +259,7 @@ func Unmarshal(data []byte) (any, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, err
 	}
-	if _, err := dec.Token(); err == nil {
+	if len(bytes.TrimSpace(data[dec.InputOffset():])) > 0 {
 		return nil, errors.New("javajson: trailing data after JSON value")
 	}
 	return Normalize(v)

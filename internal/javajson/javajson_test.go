@@ -104,8 +104,13 @@ func TestUnmarshalTypes(t *testing.T) {
 	if _, err := Unmarshal([]byte(`{"a":99999999999999999999}`)); !errors.Is(err, ErrBigInteger) {
 		t.Errorf("big integer: err = %v, want ErrBigInteger", err)
 	}
-	if _, err := Unmarshal([]byte(`{} {}`)); err == nil {
-		t.Error("trailing data accepted")
+	for _, in := range []string{`{} {}`, `{} x`, `{} ]`, `1 2`} {
+		if _, err := Unmarshal([]byte(in)); err == nil {
+			t.Errorf("trailing data accepted in %s", in)
+		}
+	}
+	if _, err := Unmarshal([]byte(" {}\n ")); err != nil {
+		t.Errorf("surrounding space refused: %v", err)
 	}
 }
 

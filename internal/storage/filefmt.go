@@ -3,6 +3,7 @@ package storage
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -44,7 +45,7 @@ func decodeEnvelope(data []byte, format, list string) ([]any, error) {
 	if bytes.HasPrefix(data, javaSerializationMagic) {
 		return nil, fmt.Errorf("it is a Java-serialized file (as Apache Kafka Connect writes), not the %s format; it must be converted first", format)
 	}
-	v, err := javajson.Unmarshal(data)
+	v, err := parseJSON(data)
 	if err != nil {
 		return nil, fmt.Errorf("not valid JSON: %v", err)
 	}
@@ -66,6 +67,20 @@ func decodeEnvelope(data []byte, format, list string) ([]any, error) {
 		return nil, fmt.Errorf("%q is %s, want an array", list, jsonKind(top[list]))
 	}
 	return items, nil
+}
+
+// parseJSON is javajson.Unmarshal, but also refusing trailing garbage:
+// javajson only notices trailing data that is itself a valid JSON token,
+// so `{} x` would otherwise load. For a store file that would hide damage.
+func parseJSON(data []byte) (any, error) {
+	if !json.Valid(data) {
+		var v any
+		if err := json.Unmarshal(data, &v); err != nil {
+			return nil, err // encoding/json says what and where
+		}
+		return nil, errors.New("invalid JSON")
+	}
+	return javajson.Unmarshal(data)
 }
 
 // checkFields requires obj to have exactly the given fields. Unknown

@@ -83,9 +83,10 @@ func EncodeOffsetKey(connector string, partition map[string]any) ([]byte, error)
 // Connect tracks ([string, object]) and rejects the ones it skips; a null
 // partition yields ErrNullPartition together with the connector name.
 // Partition values are not checked for being primitive, matching Java,
-// which only checks on write.
+// which only checks on write. Unlike Jackson, text after the array is an
+// error: no Java worker writes keys like that, so it means damage.
 func DecodeOffsetKey(key []byte) (connector string, partition map[string]any, err error) {
-	v, err := javajson.Unmarshal(key)
+	v, err := parseJSON(key)
 	if err != nil {
 		return "", nil, fmt.Errorf("offset key is not valid JSON: %w", err)
 	}
