@@ -1,0 +1,172 @@
+package converters
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/connectd/connectd/connect"
+)
+
+// JSONConverterClass is the Java class name JSONConverter is registered
+// under.
+const JSONConverterClass = "org.apache.kafka.connect.json.JsonConverter"
+
+// Configuration keys of the JSON converter, as JsonConverterConfig names
+// them.
+const (
+	SchemasEnableConfig          = "schemas.enable"
+	SchemasCacheSizeConfig       = "schemas.cache.size"
+	DecimalFormatConfig          = "decimal.format"
+	ReplaceNullWithDefaultConfig = "replace.null.with.default"
+)
+
+func init() {
+	connect.Register(connect.Plugin{
+		Class:   JSONConverterClass,
+		Type:    connect.PluginConverter,
+		Version: kafkaVersion,
+		New:     func() any { return new(JSONConverter) },
+	})
+}
+
+// kafkaVersion is the Apache Kafka release whose converters these mirror;
+// the connector-plugins API reports it as their version.
+const kafkaVersion = "3.9.0"
+
+// envelopeError is Kafka's message, word for word: users search for it.
+const envelopeError = `JsonConverter with schemas.enable requires "schema" and "payload" fields and may not contain additional fields.` +
+	` If you are trying to deserialize plain JSON data, set schemas.enable=false in your converter configuration.`
+
+// JSONConverter is Kafka's JsonConverter: Connect data as JSON, by default
+// inside a {"schema":...,"payload":...} envelope.
+//
+// The zero value behaves as Kafka's defaults (schemas.enable=true,
+// decimal.format=BASE64, replace.null.with.default=true); the fields are
+// negated so that it does.
+//
+// Where it knowingly differs from Java:
+//   - A JSON value of the wrong kind for its schema (a string for an int32,
+//     say) is an error; Jackson's accessors would quietly read 0, false or
+//     null. Between number kinds it narrows as Java does (3000000000 read
+//     as int32 wraps; 1.9 read as int8 is 1).
+//   - "NaN", "Infinity" and "-Infinity" strings, which Jackson writes for
+//     those floats, read back as those floats rather than 0.0.
+//   - Text after the JSON value is an error; Jackson ignores it.
+//   - Maps with non-string keys read as []connect.MapEntry in document
+//     order, where Java holds a HashMap (deduplicated, in hash order), so
+//     Java may write such a map back in another order.
+//   - A schema's "version":0, "name":"" or "doc":"" are dropped on the way
+//     through, since connect.Schema uses the zero value for "unset".
+//   - With replace.null.with.default=false a struct field left unset still
+//     writes its default, because connect.Struct offers no way to read a
+//     field without its default (Java's getWithoutDefault). Should it gain
+//     a GetWithoutDefault(field string) any method, that is used.
+type JSONConverter struct {
+	schemaless      bool // !schemas.enable
+	numericDecimals bool // decimal.format=NUMERIC
+	keepNulls       bool // !replace.null.with.default
+}
+
+// Configure reads the converter's settings. Unknown keys are ignored, as
+// Kafka ignores them.
+func (c *JSONConverter) Configure(config map[string]string, isKey bool) error {
+	enabled, err := boolConfig(config, SchemasEnableConfig, true)
+	if err != nil {
+		return err
+	}
+	replace, err := boolConfig(config, ReplaceNullWithDefaultConfig, true)
+	if err != nil {
+		return err
+	}
+	// The cache size only tunes Java's schema caches, which we do not need,
+	// but a value Kafka would refuse is refused here too.
+	if v, ok := config[SchemasCacheSizeConfig]; ok {
+		if _, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32); err != nil {
+			return fmt.Errorf("Invalid value %s for configuration %s: Not a number of type INT", v, SchemasCacheSizeConfig)
+		}
+	}
+	numeric := false
+	if v, ok := config[DecimalFormatConfig]; ok {
+		switch strings.ToUpper(strings.TrimSpace(v)) {
+		case "BASE64":
+		case "NUMERIC":
+			numeric = true
+		default:
+			return fmt.Errorf("Invalid value %s for configuration %s: String must be one of (case insensitive): BASE64, NUMERIC", v, DecimalFormatConfig)
+		}
+	}
+	*c = JSONConverter{schemaless: !enabled, numericDecimals: numeric, keepNulls: !replace}
+	return nil
+}
+
+// boolConfig parses a BOOLEAN config as Kafka's ConfigDef does: trimmed,
+// case-insensitive true or false.
+func boolConfig(config map[string]string, key string, def bool) (bool, error) {
+	v, ok := config[key]
+	if !ok {
+		return def, nil
+	}
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, fmt.Errorf("Invalid value %s for configuration %s: Expected value to be either true or false", v, key)
+}
+
+// FromConnectData serializes a value. A nil schema with a nil value is a
+// tombstone and gives nil bytes.
+func (c *JSONConverter) FromConnectData(topic string, schema *connect.Schema, value any) ([]byte, error) {
+	if schema == nil && value == nil {
+		return nil, nil
+	}
+	var out []byte
+	var err error
+	if c.schemaless {
+		out, err = c.appendValue(nil, schema, value)
+	} else {
+		out = append(out, `{"schema":`...)
+		if out, err = c.appendSchema(out, schema); err == nil {
+			out = append(out, `,"payload":`...)
+			if out, err = c.appendValue(out, schema, value); err == nil {
+				out = append(out, '}')
+			}
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ToConnectData deserializes a value. Nil or empty data (a tombstone) gives
+// a nil schema and value.
+func (c *JSONConverter) ToConnectData(topic string, data []byte) (*connect.Schema, any, error) {
+	root, err := parseJSON(data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("Converting byte[] to Kafka Connect data failed due to serialization error: %w", err)
+	}
+	if root == nil {
+		return nil, nil, nil
+	}
+	if c.schemaless {
+		v, err := c.toConnect(nil, root)
+		return nil, v, err
+	}
+	schemaNode, payload := root.get("schema"), root.get("payload")
+	if root.kind != nodeObject || len(root.fields) != 2 || schemaNode == nil || payload == nil {
+		return nil, nil, errors.New(envelopeError)
+	}
+	schema, err := c.parseSchema(schemaNode)
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := c.toConnect(schema, payload)
+	if err != nil {
+		return nil, nil, err
+	}
+	return schema, v, nil
+}
