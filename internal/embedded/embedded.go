@@ -8,14 +8,18 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"sync"
 
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // Broker is a running embedded broker.
 type Broker struct {
-	cluster *kfake.Cluster
-	addr    string
+	cluster    *kfake.Cluster
+	addr       string
+	partitions int32
+	creating   sync.Map // topics whose auto-creation was started
 }
 
 // Config says where the broker listens and keeps its data.
@@ -53,7 +57,6 @@ func Start(cfg Config) (*Broker, error) {
 		kfake.NumBrokers(1),
 		kfake.Ports(port),
 		kfake.ListenFn(listen),
-		kfake.AllowAutoTopicCreation(),
 		kfake.DefaultNumPartitions(partitions),
 	}
 	if cfg.DataDir != "" {
@@ -66,7 +69,38 @@ func Start(cfg Config) (*Broker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("starting embedded kafka on %s: %w", cfg.Listen, err)
 	}
-	return &Broker{cluster: c, addr: c.ListenAddrs()[0]}, nil
+	b := &Broker{cluster: c, addr: c.ListenAddrs()[0], partitions: int32(partitions)}
+	c.ControlKey(int16(kmsg.Metadata), b.autoCreate)
+	return b, nil
+}
+
+// autoCreate creates the unknown topics a client asks to auto-create.
+// kfake's own auto-creation keeps such topics in memory only until a
+// clean shutdown, so after a crash their data would be unreachable;
+// topics made through CreateTopic are persisted at once. The control runs
+// on the broker's loop, which CreateTopic needs too, so the creation is
+// handed to a goroutine and the client, told the topic is unknown for
+// now, asks again.
+func (b *Broker) autoCreate(req kmsg.Request) (kmsg.Response, error, bool) {
+	b.cluster.KeepControl()
+	md := req.(*kmsg.MetadataRequest)
+	if !md.AllowAutoTopicCreation {
+		return nil, nil, false
+	}
+	for _, t := range md.Topics {
+		if t.Topic == nil || *t.Topic == "" {
+			continue
+		}
+		topic := *t.Topic
+		if _, loaded := b.creating.LoadOrStore(topic, true); loaded {
+			continue
+		}
+		go func() {
+			// An existing topic gives an error here; nothing to do then.
+			_ = b.cluster.CreateTopic(topic, b.partitions, nil)
+		}()
+	}
+	return nil, nil, false
 }
 
 // Addr is the host:port clients connect to.

@@ -1,0 +1,100 @@
+// Command connectd is a Kafka Connect-compatible worker.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/connectd/connectd/internal/embedded"
+	"github.com/connectd/connectd/internal/herder"
+	"github.com/connectd/connectd/internal/logging"
+	"github.com/connectd/connectd/internal/properties"
+	"github.com/connectd/connectd/internal/server"
+	"github.com/spf13/cobra"
+)
+
+func main() {
+	if err := root().Execute(); err != nil {
+		os.Exit(1)
+	}
+}
+
+func root() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:           "connectd",
+		Short:         "A Kafka Connect-compatible worker",
+		SilenceUsage:  true,
+		SilenceErrors: false,
+	}
+	cmd.AddCommand(standaloneCmd(), kafkaCmd())
+	return cmd
+}
+
+func standaloneCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "standalone [worker.properties] [connector.properties|connector.json ...]",
+		Short: "Run a standalone worker; without bootstrap.servers it runs its own embedded Kafka broker",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			props := map[string]string{}
+			if len(args) > 0 {
+				var err error
+				if props, err = properties.ParseFile(args[0]); err != nil {
+					return err
+				}
+				args = args[1:]
+			}
+			var conns []herder.StoredConnector
+			for _, f := range args {
+				name, cfg, state, err := properties.LoadConnectorConfig(f)
+				if err != nil {
+					return err
+				}
+				ts := herder.TargetState("")
+				if state != "" {
+					if ts, err = herder.ParseInitialState(state); err != nil {
+						return fmt.Errorf("%s: %w", f, err)
+					}
+				}
+				conns = append(conns, herder.StoredConnector{Name: name, Config: cfg, TargetState: string(ts)})
+			}
+			loggers := logging.NewRegistry(os.Stderr)
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			s, err := server.StartStandalone(ctx, props, conns, loggers)
+			if err != nil {
+				return err
+			}
+			<-ctx.Done()
+			s.Close()
+			return nil
+		},
+	}
+}
+
+func kafkaCmd() *cobra.Command {
+	var listen, dataDir string
+	var partitions int
+	cmd := &cobra.Command{
+		Use:   "kafka",
+		Short: "Run the embedded Kafka-protocol broker alone",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := embedded.Start(embedded.Config{Listen: listen, DataDir: dataDir, Partitions: partitions})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(os.Stderr, "Kafka broker listening on %s (data in %s)\n", b.Addr(), dataDir)
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			<-ctx.Done()
+			b.Close()
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:9092", "host:port to listen on")
+	cmd.Flags().StringVar(&dataDir, "data-dir", "connectd-data/kafka", "directory for the broker's data")
+	cmd.Flags().IntVar(&partitions, "partitions", 1, "partitions of automatically created topics")
+	return cmd
+}

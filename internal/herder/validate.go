@@ -1,0 +1,207 @@
+package herder
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/internal/javajson"
+	"github.com/connectd/connectd/internal/worker"
+)
+
+// The framework's connector keys (Kafka's ConnectorConfig,
+// SinkConnectorConfig and SourceConnectorConfig), in their order.
+func commonDef() *connect.ConfigDef {
+	return connect.NewConfigDef().
+		Define(connect.ConfigKey{Name: "name", Type: connect.ConfigString, Required: true, Validator: connect.NonEmptyStringWithoutControlChars(), Importance: connect.High, Doc: "Globally unique name to use for this connector.", Group: "Common", OrderInGroup: 1, Width: connect.WidthMedium, DisplayName: "Connector name"}).
+		Define(connect.ConfigKey{Name: "connector.class", Type: connect.ConfigString, Required: true, Importance: connect.High, Doc: "Name or alias of the class for this connector. Must be a subclass of org.apache.kafka.connect.connector.Connector. If the connector is org.apache.kafka.connect.file.FileStreamSinkConnector, you can either specify this full name,  or use \"FileStreamSink\" or \"FileStreamSinkConnector\" to make the configuration a bit shorter", Group: "Common", OrderInGroup: 2, Width: connect.WidthLong, DisplayName: "Connector class"}).
+		Define(connect.ConfigKey{Name: "tasks.max", Type: connect.ConfigInt, Default: int32(1), Validator: connect.AtLeast(1), Importance: connect.High, Doc: "Maximum number of tasks to use for this connector.", Group: "Common", OrderInGroup: 3, Width: connect.WidthShort, DisplayName: "Tasks max"}).
+		Define(connect.ConfigKey{Name: "tasks.max.enforce", Type: connect.ConfigBoolean, Default: true, Importance: connect.Low, Doc: "(Deprecated) Whether to enforce that the tasks.max property is respected by the connector.", Group: "Common", OrderInGroup: 4, Width: connect.WidthShort, DisplayName: "Enforce tasks max"}).
+		Define(connect.ConfigKey{Name: "key.converter", Type: connect.ConfigClass, Importance: connect.Low, Doc: "Converter class used to convert between Kafka Connect format and the serialized form that is written to Kafka. When not set, the worker's is used.", Group: "Common", OrderInGroup: 5, Width: connect.WidthShort, DisplayName: "Key converter class", Validator: converterValidator}).
+		Define(connect.ConfigKey{Name: "value.converter", Type: connect.ConfigClass, Importance: connect.Low, Doc: "Converter class used to convert between Kafka Connect format and the serialized form that is written to Kafka. When not set, the worker's is used.", Group: "Common", OrderInGroup: 6, Width: connect.WidthShort, DisplayName: "Value converter class", Validator: converterValidator}).
+		Define(connect.ConfigKey{Name: "header.converter", Type: connect.ConfigClass, Importance: connect.Low, Doc: "HeaderConverter class used to convert between Kafka Connect format and the serialized form that is written to Kafka.", Group: "Common", OrderInGroup: 7, Width: connect.WidthShort, DisplayName: "Header converter class"}).
+		Define(connect.ConfigKey{Name: "config.action.reload", Type: connect.ConfigString, Default: "restart", Validator: connect.OneOfIgnoreCase("none", "restart"), Importance: connect.Low, Doc: "The action that Connect should take on the connector when changes in external configuration providers result in a change in the connector's configuration properties.", Group: "Common", OrderInGroup: 8, Width: connect.WidthMedium, DisplayName: "Reload Action"}).
+		Define(connect.ConfigKey{Name: "transforms", Type: connect.ConfigList, Default: []string{}, Validator: noTransforms, Importance: connect.Low, Doc: "Aliases for the transformations to be applied to records.", Group: "Transforms", OrderInGroup: 1, Width: connect.WidthLong, DisplayName: "Transforms"}).
+		Define(connect.ConfigKey{Name: "predicates", Type: connect.ConfigList, Default: []string{}, Validator: noTransforms, Importance: connect.Low, Doc: "Aliases for the predicates used by transformations.", Group: "Predicates", OrderInGroup: 1, Width: connect.WidthLong, DisplayName: "Predicates"}).
+		Define(connect.ConfigKey{Name: "errors.retry.timeout", Type: connect.ConfigLong, Default: int64(0), Importance: connect.Medium, Doc: "The maximum duration in milliseconds that a failed operation will be reattempted. The default is 0, which means no retries will be attempted. Use -1 for infinite retries.", Group: "Error Handling", OrderInGroup: 1, Width: connect.WidthMedium, DisplayName: "Retry Timeout for Errors"}).
+		Define(connect.ConfigKey{Name: "errors.retry.delay.max.ms", Type: connect.ConfigLong, Default: int64(60000), Importance: connect.Medium, Doc: "The maximum duration in milliseconds between consecutive retry attempts.", Group: "Error Handling", OrderInGroup: 2, Width: connect.WidthMedium, DisplayName: "Maximum Delay Between Retries for Errors"}).
+		Define(connect.ConfigKey{Name: "errors.tolerance", Type: connect.ConfigString, Default: "none", Validator: connect.OneOfIgnoreCase("none"), Importance: connect.Medium, Doc: "Behavior for tolerating errors during connector operation. 'none' is the default value and signals that any error will result in an immediate connector task failure. connectd does not yet skip problematic records ('all').", Group: "Error Handling", OrderInGroup: 3, Width: connect.WidthShort, DisplayName: "Error Tolerance"}).
+		Define(connect.ConfigKey{Name: "errors.log.enable", Type: connect.ConfigBoolean, Default: false, Importance: connect.Medium, Doc: "If true, write each error and the details of the failed operation and problematic record to the Connect application log.", Group: "Error Handling", OrderInGroup: 4, Width: connect.WidthShort, DisplayName: "Log Errors"}).
+		Define(connect.ConfigKey{Name: "errors.log.include.messages", Type: connect.ConfigBoolean, Default: false, Importance: connect.Medium, Doc: "Whether to include in the log the Connect record that resulted in a failure.", Group: "Error Handling", OrderInGroup: 5, Width: connect.WidthShort, DisplayName: "Log Error Details"})
+}
+
+func sinkDef() *connect.ConfigDef {
+	return commonDef().
+		Define(connect.ConfigKey{Name: "topics", Type: connect.ConfigList, Default: []string{}, Importance: connect.High, Doc: "List of topics to consume, separated by commas", Group: "Common", OrderInGroup: 4, Width: connect.WidthLong, DisplayName: "Topics"}).
+		Define(connect.ConfigKey{Name: "topics.regex", Type: connect.ConfigString, Default: "", Validator: regexValidator, Importance: connect.High, Doc: "Regular expression giving topics to consume. Under the hood, the regex is compiled to a <code>java.util.regex.Pattern</code>. Only one of topics or topics.regex should be specified.", Group: "Common", OrderInGroup: 4, Width: connect.WidthLong, DisplayName: "Topics regex"})
+}
+
+func sourceDef() *connect.ConfigDef {
+	return commonDef().
+		Define(connect.ConfigKey{Name: "exactly.once.support", Type: connect.ConfigString, Default: "requested", Validator: connect.OneOfIgnoreCase("requested", "required"), Importance: connect.Medium, Doc: "Permitted values are requested, required. If set to \"required\", forces a preflight check for the connector to ensure that it can provide exactly-once semantics with the given configuration.", Group: "Exactly Once Support", OrderInGroup: 1, Width: connect.WidthShort, DisplayName: "Exactly once support"}).
+		Define(connect.ConfigKey{Name: "offsets.storage.topic", Type: connect.ConfigString, Importance: connect.Low, Doc: "The name of a separate offsets topic to use for this connector. Ignored in standalone mode.", Group: "offsets.topic", OrderInGroup: 1, Width: connect.WidthLong, DisplayName: "Offsets topic"})
+}
+
+var sinkGroups = []string{"Common", "Transforms", "Predicates", "Error Handling"}
+var sourceGroups = []string{"Common", "Transforms", "Predicates", "Error Handling", "Topic Creation", "Exactly Once Support", "offsets.topic"}
+
+func converterValidator(v any) error {
+	s, _ := v.(string)
+	if s == "" {
+		return nil
+	}
+	p, err := connect.LookupPlugin(s)
+	if err != nil || p.Type != connect.PluginConverter {
+		return fmt.Errorf("Class %s could not be found.", s)
+	}
+	return nil
+}
+
+// Transformations are not there yet; refusing them beats silently writing
+// untransformed data.
+func noTransforms(v any) error {
+	if l, _ := v.([]string); len(l) > 0 {
+		return fmt.Errorf("connectd does not support single message transforms or predicates yet")
+	}
+	return nil
+}
+
+func regexValidator(v any) error {
+	if s, _ := v.(string); s != "" {
+		if _, err := regexp.Compile(s); err != nil {
+			return fmt.Errorf("Must be a valid regular expression: %v", err)
+		}
+	}
+	return nil
+}
+
+// javaMapString renders a config map as Java's HashMap.toString, for
+// messages that quote the whole config as Kafka's do.
+func javaMapString(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, k := range javajson.HashMapOrder(keys) {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(k + "=" + m[k])
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// validate checks a connector config as Kafka Connect's
+// AbstractHerder.validateConnectorConfig does and returns the ConfigInfos
+// the validate endpoint shows.
+func validate(config map[string]string) (*ConfigInfos, error) {
+	class, ok := config["connector.class"]
+	if !ok {
+		return nil, BadRequest("Connector config %s contains no connector type", javaMapString(config))
+	}
+	conn, p, err := worker.Instantiate(class)
+	if err != nil {
+		return nil, BadRequest("%s", err.Error())
+	}
+	base, groups := sourceDef(), sourceGroups
+	if p.Type == connect.PluginSink {
+		base, groups = sinkDef(), sinkGroups
+	}
+	infos := &ConfigInfos{Name: class, Groups: slices.Clone(groups)}
+	add := func(k *connect.ConfigKey, v connect.ConfigValue) {
+		def := keyInfo(*k)
+		val := &ConfigValueInfo{Name: v.Name, RecommendedValues: nonNil(v.Recommended), Errors: nonNil(v.Errors), Visible: v.Visible}
+		val.Value = connect.FormatValue(v.Value)
+		if !k.Required || v.Value != nil {
+			if raw, ok := config[k.Name]; ok && len(v.Errors) > 0 {
+				val.Value = &raw
+			}
+		}
+		infos.ErrorCount += len(val.Errors)
+		infos.Configs = append(infos.Configs, ConfigInfo{Definition: &def, Value: val})
+		if k.Group != "" && !slices.Contains(infos.Groups, k.Group) {
+			infos.Groups = append(infos.Groups, k.Group)
+		}
+	}
+	baseValues := base.Validate(config)
+	if p.Type == connect.PluginSink {
+		sinkTopicChecks(config, baseValues)
+	}
+	for _, v := range baseValues {
+		add(base.Key(v.Name), v)
+	}
+	own := conn.Config()
+	extra := map[string][]string{}
+	if cv, ok := conn.(connect.Validator); ok {
+		extra = cv.Validate(config)
+	}
+	for _, v := range own.Validate(config) {
+		if base.Key(v.Name) != nil {
+			continue
+		}
+		v.Errors = append(v.Errors, extra[v.Name]...)
+		add(own.Key(v.Name), v)
+	}
+	return infos, nil
+}
+
+func sinkTopicChecks(config map[string]string, values []connect.ConfigValue) {
+	topics := strings.TrimSpace(config["topics"])
+	regex := strings.TrimSpace(config["topics.regex"])
+	var msg string
+	switch {
+	case topics != "" && regex != "":
+		msg = "topics and topics.regex are mutually exclusive options, but both are set."
+	case topics == "" && regex == "":
+		msg = "Must configure one of topics or topics.regex"
+	default:
+		return
+	}
+	for i := range values {
+		if values[i].Name == "topics" || values[i].Name == "topics.regex" {
+			values[i].Errors = append(values[i].Errors, msg)
+		}
+	}
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func keyInfo(k connect.ConfigKey) ConfigKeyInfo {
+	info := ConfigKeyInfo{
+		Name: k.Name, Type: string(k.Type), Required: k.Required, Importance: string(k.Importance),
+		Documentation: k.Doc, Order: k.OrderInGroup, Width: string(k.Width), DisplayName: k.DisplayName,
+		Dependents: nonNil(k.Dependents),
+	}
+	if !k.Required {
+		info.DefaultValue = connect.FormatValue(k.Default)
+	}
+	if k.Group != "" {
+		g := k.Group
+		info.Group = &g
+	}
+	return info
+}
+
+// validationError is the 400 a create or update gets for an invalid
+// config, worded as Kafka Connect's.
+func validationError(infos *ConfigInfos) *Error {
+	var lines []string
+	for _, c := range infos.Configs {
+		if c.Value != nil {
+			lines = append(lines, c.Value.Errors...)
+		}
+	}
+	return BadRequest("Connector configuration is invalid and contains the following %d error(s):\n%s\nYou can also find the above list of errors at the endpoint `/connector-plugins/{connectorType}/config/validate`",
+		infos.ErrorCount, strings.Join(lines, "\n"))
+}

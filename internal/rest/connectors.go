@@ -1,0 +1,464 @@
+package rest
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/connectd/connectd/internal/herder"
+	"github.com/connectd/connectd/internal/javajson"
+)
+
+func (s *server) serverInfo(w http.ResponseWriter, r *http.Request) error {
+	return writeJSON(w, http.StatusOK, s.h.ServerInfo())
+}
+
+func (s *server) health(w http.ResponseWriter, r *http.Request) error {
+	type result struct {
+		status int
+		body   herder.WorkerStatus
+	}
+	res, err := call(r.Context(), func(ctx context.Context) (result, error) {
+		status, body := s.h.Health(ctx)
+		return result{status, body}, nil
+	})
+	if err != nil {
+		return err
+	}
+	if res.status < 200 || res.status > 599 {
+		res.status = http.StatusInternalServerError
+	}
+	return writeJSON(w, res.status, res.body)
+}
+
+func (s *server) listConnectors(w http.ResponseWriter, r *http.Request) error {
+	names, err := call(r.Context(), s.h.Connectors)
+	if err != nil {
+		return err
+	}
+	expand, ok := r.URL.Query()["expand"]
+	if !ok {
+		return writeJSON(w, http.StatusOK, nonNil(names))
+	}
+	body, err := s.expandConnectors(r.Context(), names, expand)
+	if err != nil {
+		return err
+	}
+	writeRaw(w, http.StatusOK, body)
+	return nil
+}
+
+// expandConnectors builds {"<c>":{"status":...,"info":...}} as Kafka
+// does: unknown expansions are ignored, a connector whose lookup says 404
+// is left out, and both maps are Java HashMaps, written in their order.
+func (s *server) expandConnectors(ctx context.Context, names, expand []string) ([]byte, error) {
+	type entry struct {
+		keys   []string
+		fields map[string][]byte
+	}
+	entries := map[string]entry{}
+	var kept []string
+connectors:
+	for _, name := range names {
+		e := entry{fields: map[string][]byte{}}
+		for _, x := range expand {
+			var v any
+			var err error
+			switch x {
+			case "status":
+				v, err = call(ctx, func(ctx context.Context) (*herder.ConnectorStateInfo, error) {
+					st, err := s.h.ConnectorStatus(ctx, name)
+					return fixStatus(st), err
+				})
+			case "info":
+				v, err = call(ctx, func(ctx context.Context) (*herder.ConnectorInfo, error) {
+					info, err := s.h.ConnectorInfo(ctx, name)
+					return fixInfo(info), err
+				})
+			default:
+				continue
+			}
+			var he *herder.Error
+			if errors.As(err, &he) && he.Status == http.StatusNotFound {
+				continue connectors
+			} else if err != nil {
+				return nil, err
+			}
+			raw, err := marshal(v)
+			if err != nil {
+				return nil, err
+			}
+			if _, dup := e.fields[x]; !dup {
+				e.keys = append(e.keys, x)
+			}
+			e.fields[x] = raw
+		}
+		if _, dup := entries[name]; !dup {
+			kept = append(kept, name)
+		}
+		entries[name] = e
+	}
+	b := []byte{'{'}
+	for i, name := range javajson.HashMapOrder(kept) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = javajson.AppendString(b, name)
+		b = append(b, ':', '{')
+		e := entries[name]
+		for j, k := range javajson.HashMapOrder(e.keys) {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = javajson.AppendString(b, k)
+			b = append(b, ':')
+			b = append(b, e.fields[k]...)
+		}
+		b = append(b, '}')
+	}
+	return append(b, '}'), nil
+}
+
+func (s *server) createConnector(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	req, err := parseCreateRequest(body)
+	if err != nil {
+		return err
+	}
+	config, err := checkedConfig(req.config, req.name)
+	if err != nil {
+		return err
+	}
+	info, err := call(r.Context(), func(ctx context.Context) (*herder.ConnectorInfo, error) {
+		return s.h.CreateConnector(ctx, req.name, config, req.initialState, req.initialOffsets)
+	})
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Location", location(r, req.name))
+	return writeJSON(w, http.StatusCreated, fixInfo(info))
+}
+
+// checkedConfig runs the checks Kafka makes on a POST or PUT config
+// before anything else: the name, then the connector class.
+func checkedConfig(c *configMap, name string) (map[string]string, error) {
+	if err := c.checkName(name); err != nil {
+		return nil, err
+	}
+	if err := c.requireClass(); err != nil {
+		return nil, err
+	}
+	return c.strings()
+}
+
+// location is the absolute URL of a connector, as JAX-RS resolves
+// Kafka's relative Location against the request.
+func location(r *http.Request, name string) string {
+	u := url.URL{Scheme: "http", Host: r.Host, Path: "/connectors/" + name}
+	if r.TLS != nil {
+		u.Scheme = "https"
+	}
+	return u.String()
+}
+
+// configBody reads and binds a flat config map body.
+func configBody(r *http.Request) (*configMap, error) {
+	body, err := readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := parseJSON(body)
+	if err != nil {
+		return nil, err
+	}
+	if raw == nil {
+		return nil, herder.BadRequest("Request body is missing: expected a JSON object of connector configuration strings")
+	}
+	return bindConfig(raw, "request body")
+}
+
+func (s *server) getConnector(w http.ResponseWriter, r *http.Request) error {
+	name := r.PathValue("name")
+	info, err := call(r.Context(), func(ctx context.Context) (*herder.ConnectorInfo, error) {
+		return s.h.ConnectorInfo(ctx, name)
+	})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, fixInfo(info))
+}
+
+func (s *server) getConfig(w http.ResponseWriter, r *http.Request) error {
+	name := r.PathValue("name")
+	config, err := call(r.Context(), func(ctx context.Context) (map[string]string, error) {
+		return s.h.ConnectorConfig(ctx, name)
+	})
+	if err != nil {
+		return err
+	}
+	if config == nil {
+		config = map[string]string{}
+	}
+	return writeJSON(w, http.StatusOK, config)
+}
+
+func (s *server) putConfig(w http.ResponseWriter, r *http.Request) error {
+	name := r.PathValue("name")
+	c, err := configBody(r)
+	if err != nil {
+		return err
+	}
+	config, err := checkedConfig(c, name)
+	if err != nil {
+		return err
+	}
+	type result struct {
+		info    *herder.ConnectorInfo
+		created bool
+	}
+	res, err := call(r.Context(), func(ctx context.Context) (result, error) {
+		info, created, err := s.h.PutConnectorConfig(ctx, name, config)
+		return result{info, created}, err
+	})
+	if err != nil {
+		return err
+	}
+	if !res.created {
+		return writeJSON(w, http.StatusOK, fixInfo(res.info))
+	}
+	w.Header().Set("Location", location(r, name))
+	return writeJSON(w, http.StatusCreated, fixInfo(res.info))
+}
+
+func (s *server) patchConfig(w http.ResponseWriter, r *http.Request) error {
+	name := r.PathValue("name")
+	c, err := configBody(r)
+	if err != nil {
+		return err
+	}
+	info, err := call(r.Context(), func(ctx context.Context) (*herder.ConnectorInfo, error) {
+		return s.h.PatchConnectorConfig(ctx, name, c.vals)
+	})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, fixInfo(info))
+}
+
+func (s *server) deleteConnector(w http.ResponseWriter, r *http.Request) error {
+	return s.noContent(w, r, http.StatusNoContent, s.h.DeleteConnector)
+}
+
+// noContent calls op on the connector named in the path and answers
+// status with no body.
+func (s *server) noContent(w http.ResponseWriter, r *http.Request, status int, op func(context.Context, string) error) error {
+	name := r.PathValue("name")
+	if err := do(r.Context(), func(ctx context.Context) error { return op(ctx, name) }); err != nil {
+		return err
+	}
+	w.WriteHeader(status)
+	return nil
+}
+
+func (s *server) getStatus(w http.ResponseWriter, r *http.Request) error {
+	name := r.PathValue("name")
+	st, err := call(r.Context(), func(ctx context.Context) (*herder.ConnectorStateInfo, error) {
+		return s.h.ConnectorStatus(ctx, name)
+	})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, fixStatus(st))
+}
+
+func (s *server) getTasks(w http.ResponseWriter, r *http.Request) error {
+	name := r.PathValue("name")
+	tasks, err := call(r.Context(), func(ctx context.Context) ([]herder.TaskInfo, error) {
+		return s.h.TaskConfigs(ctx, name)
+	})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, nonNil(tasks))
+}
+
+// taskParam is the {task} path value. Like a JAX-RS int parameter, a
+// value that is not an int gives a plain 404.
+func taskParam(r *http.Request) (int, error) {
+	t, err := strconv.ParseInt(r.PathValue("task"), 10, 32)
+	if err != nil {
+		return 0, herder.NotFound("HTTP 404 Not Found")
+	}
+	return int(t), nil
+}
+
+func (s *server) getTaskStatus(w http.ResponseWriter, r *http.Request) error {
+	name := r.PathValue("name")
+	task, err := taskParam(r)
+	if err != nil {
+		return err
+	}
+	st, err := call(r.Context(), func(ctx context.Context) (*herder.TaskState, error) {
+		return s.h.TaskStatus(ctx, name, task)
+	})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, st)
+}
+
+func (s *server) restartTask(w http.ResponseWriter, r *http.Request) error {
+	name := r.PathValue("name")
+	task, err := taskParam(r)
+	if err != nil {
+		return err
+	}
+	if err := do(r.Context(), func(ctx context.Context) error { return s.h.RestartTask(ctx, name, task) }); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// queryBool reads a boolean query parameter as JAX-RS does: absent or
+// empty gives def, otherwise only "true" (any case, as Java's
+// Boolean.valueOf) is true. A repeated parameter counts its first value.
+func queryBool(r *http.Request, key string, def bool) bool {
+	vals, ok := r.URL.Query()[key]
+	if !ok || vals[0] == "" {
+		return def
+	}
+	return strings.EqualFold(vals[0], "true")
+}
+
+func (s *server) restartConnector(w http.ResponseWriter, r *http.Request) error {
+	includeTasks := queryBool(r, "includeTasks", false)
+	onlyFailed := queryBool(r, "onlyFailed", false)
+	if !includeTasks && !onlyFailed {
+		return s.noContent(w, r, http.StatusNoContent, s.h.RestartConnector)
+	}
+	name := r.PathValue("name")
+	st, err := call(r.Context(), func(ctx context.Context) (*herder.ConnectorStateInfo, error) {
+		return s.h.RestartConnectorAndTasks(ctx, name, includeTasks, onlyFailed)
+	})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusAccepted, fixStatus(st))
+}
+
+func (s *server) pause(w http.ResponseWriter, r *http.Request) error {
+	return s.noContent(w, r, http.StatusAccepted, s.h.PauseConnector)
+}
+
+func (s *server) resume(w http.ResponseWriter, r *http.Request) error {
+	return s.noContent(w, r, http.StatusAccepted, s.h.ResumeConnector)
+}
+
+func (s *server) stop(w http.ResponseWriter, r *http.Request) error {
+	return s.noContent(w, r, http.StatusNoContent, s.h.StopConnector)
+}
+
+func (s *server) getTopics(w http.ResponseWriter, r *http.Request) error {
+	name := r.PathValue("name")
+	topics, err := call(r.Context(), func(ctx context.Context) ([]string, error) {
+		return s.h.ConnectorTopics(ctx, name)
+	})
+	if err != nil {
+		return err
+	}
+	type activeTopics struct {
+		Topics []string `json:"topics"`
+	}
+	return writeJSON(w, http.StatusOK, map[string]activeTopics{name: {nonNil(topics)}})
+}
+
+func (s *server) resetTopics(w http.ResponseWriter, r *http.Request) error {
+	return s.noContent(w, r, http.StatusAccepted, s.h.ResetConnectorTopics)
+}
+
+func (s *server) getOffsets(w http.ResponseWriter, r *http.Request) error {
+	name := r.PathValue("name")
+	offsets, err := call(r.Context(), func(ctx context.Context) (*herder.ConnectorOffsets, error) {
+		return s.h.ConnectorOffsets(ctx, name)
+	})
+	if err != nil {
+		return err
+	}
+	body, err := encodeOffsets(offsets)
+	if err != nil {
+		return err
+	}
+	writeRaw(w, http.StatusOK, body)
+	return nil
+}
+
+type message struct {
+	Message string `json:"message"`
+}
+
+func (s *server) alterOffsets(w http.ResponseWriter, r *http.Request) error {
+	name := r.PathValue("name")
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	offsets, err := ParseOffsetsRequest(body)
+	if err != nil {
+		return err
+	}
+	msg, err := call(r.Context(), func(ctx context.Context) (string, error) {
+		return s.h.AlterConnectorOffsets(ctx, name, offsets)
+	})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, message{msg})
+}
+
+func (s *server) resetOffsets(w http.ResponseWriter, r *http.Request) error {
+	name := r.PathValue("name")
+	msg, err := call(r.Context(), func(ctx context.Context) (string, error) {
+		return s.h.ResetConnectorOffsets(ctx, name)
+	})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, message{msg})
+}
+
+// Kafka never writes null for these lists and maps.
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func fixInfo(info *herder.ConnectorInfo) *herder.ConnectorInfo {
+	if info == nil {
+		return nil
+	}
+	c := *info
+	if c.Config == nil {
+		c.Config = map[string]string{}
+	}
+	c.Tasks = nonNil(c.Tasks)
+	return &c
+}
+
+func fixStatus(st *herder.ConnectorStateInfo) *herder.ConnectorStateInfo {
+	if st == nil {
+		return nil
+	}
+	c := *st
+	c.Tasks = nonNil(c.Tasks)
+	return &c
+}

@@ -1,0 +1,236 @@
+package rest
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	"github.com/connectd/connectd/internal/herder"
+	"github.com/connectd/connectd/internal/logging"
+)
+
+// Herder is what the REST API needs from the worker's herder. Methods that
+// take a context must give up when it is done; the context carries the
+// request timeout.
+type Herder interface {
+	ServerInfo() herder.ServerInfo
+	Health(ctx context.Context) (int, herder.WorkerStatus)
+	Connectors(ctx context.Context) ([]string, error)
+	ConnectorInfo(ctx context.Context, name string) (*herder.ConnectorInfo, error)
+	ConnectorStatus(ctx context.Context, name string) (*herder.ConnectorStateInfo, error)
+	ConnectorConfig(ctx context.Context, name string) (map[string]string, error)
+	// initialState "" means default; initialOffsets nil means none
+	// (KIP-995 "initial_offsets" in the POST body, same shape as the PATCH
+	// offsets list).
+	CreateConnector(ctx context.Context, name string, config map[string]string, initialState herder.TargetState, initialOffsets []herder.ConnectorOffset) (*herder.ConnectorInfo, error)
+	PutConnectorConfig(ctx context.Context, name string, config map[string]string) (info *herder.ConnectorInfo, created bool, err error)
+	PatchConnectorConfig(ctx context.Context, name string, patch map[string]*string) (*herder.ConnectorInfo, error)
+	DeleteConnector(ctx context.Context, name string) error
+	TaskConfigs(ctx context.Context, name string) ([]herder.TaskInfo, error)
+	TaskStatus(ctx context.Context, name string, task int) (*herder.TaskState, error)
+	RestartConnector(ctx context.Context, name string) error
+	RestartConnectorAndTasks(ctx context.Context, name string, includeTasks, onlyFailed bool) (*herder.ConnectorStateInfo, error)
+	RestartTask(ctx context.Context, name string, task int) error
+	PauseConnector(ctx context.Context, name string) error
+	ResumeConnector(ctx context.Context, name string) error
+	StopConnector(ctx context.Context, name string) error
+	ConnectorTopics(ctx context.Context, name string) ([]string, error)
+	ResetConnectorTopics(ctx context.Context, name string) error
+	ConnectorOffsets(ctx context.Context, name string) (*herder.ConnectorOffsets, error)
+	AlterConnectorOffsets(ctx context.Context, name string, offsets []herder.ConnectorOffset) (string, error)
+	ResetConnectorOffsets(ctx context.Context, name string) (string, error)
+	Plugins(connectorsOnly bool) []herder.PluginInfo
+	PluginConfig(plugin string) ([]herder.ConfigKeyInfo, error)
+	ValidateConfig(ctx context.Context, plugin string, config map[string]string) (*herder.ConfigInfos, error)
+}
+
+// DefaultRequestTimeout is Kafka Connect's REST request timeout.
+const DefaultRequestTimeout = 90 * time.Second
+
+// Options configure the handler.
+type Options struct {
+	// AdminEnabled serves /admin/loggers. Kafka serves it unless
+	// admin.listeners is set to an empty string, so DefaultOptions sets
+	// it; the zero Options leave it off.
+	AdminEnabled bool
+	// RequestTimeout bounds every herder call; 0 means 90 s.
+	RequestTimeout time.Duration
+	// Logger receives one record per request and the errors behind 500s;
+	// nil discards them.
+	Logger *slog.Logger
+}
+
+// DefaultOptions are Kafka Connect's defaults: admin endpoints on, a 90 s
+// request timeout.
+func DefaultOptions() Options {
+	return Options{AdminEnabled: true, RequestTimeout: DefaultRequestTimeout}
+}
+
+type server struct {
+	h       Herder
+	loggers *logging.Registry
+	timeout time.Duration
+	log     *slog.Logger
+	mux     *http.ServeMux
+}
+
+// New returns the REST API over h. loggers backs /admin/loggers, which is
+// served only when opts.AdminEnabled is set and loggers is not nil.
+func New(h Herder, loggers *logging.Registry, opts Options) http.Handler {
+	s := &server{h: h, loggers: loggers, timeout: opts.RequestTimeout, log: opts.Logger, mux: http.NewServeMux()}
+	if s.timeout <= 0 {
+		s.timeout = DefaultRequestTimeout
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	s.routes(opts.AdminEnabled && loggers != nil)
+	return s
+}
+
+func (s *server) routes(admin bool) {
+	s.handle("GET /{$}", s.serverInfo)
+	s.handle("GET /health", s.health)
+
+	for _, root := range []string{"/connectors", "/connectors/{$}"} {
+		s.handle("GET "+root, s.listConnectors)
+		s.handle("POST "+root, s.createConnector)
+	}
+	s.handle("GET /connectors/{name}", s.getConnector)
+	s.handle("DELETE /connectors/{name}", s.deleteConnector)
+	s.handle("GET /connectors/{name}/config", s.getConfig)
+	s.handle("PUT /connectors/{name}/config", s.putConfig)
+	s.handle("PATCH /connectors/{name}/config", s.patchConfig)
+	s.handle("GET /connectors/{name}/status", s.getStatus)
+	s.handle("GET /connectors/{name}/tasks", s.getTasks)
+	s.handle("GET /connectors/{name}/tasks/{task}/status", s.getTaskStatus)
+	s.handle("POST /connectors/{name}/tasks/{task}/restart", s.restartTask)
+	s.handle("POST /connectors/{name}/restart", s.restartConnector)
+	s.handle("PUT /connectors/{name}/pause", s.pause)
+	s.handle("PUT /connectors/{name}/resume", s.resume)
+	s.handle("PUT /connectors/{name}/stop", s.stop)
+	s.handle("GET /connectors/{name}/topics", s.getTopics)
+	s.handle("PUT /connectors/{name}/topics/reset", s.resetTopics)
+	s.handle("GET /connectors/{name}/offsets", s.getOffsets)
+	s.handle("PATCH /connectors/{name}/offsets", s.alterOffsets)
+	s.handle("DELETE /connectors/{name}/offsets", s.resetOffsets)
+	// The inter-worker endpoints answer as a standalone worker does.
+	s.handle("POST /connectors/{name}/tasks", unsupported("Kafka Connect in standalone mode does not support externally setting task configurations."))
+	s.handle("PUT /connectors/{name}/fence", unsupported("Kafka Connect in standalone mode does not support exactly-once source connectors."))
+
+	for _, root := range []string{"/connector-plugins", "/connector-plugins/{$}"} {
+		s.handle("GET "+root, s.listPlugins)
+	}
+	s.handle("GET /connector-plugins/{plugin}/config", s.pluginConfig)
+	s.handle("PUT /connector-plugins/{plugin}/config/validate", s.validate)
+
+	if admin {
+		for _, root := range []string{"/admin/loggers", "/admin/loggers/{$}"} {
+			s.handle("GET "+root, s.listLoggers)
+		}
+		s.handle("GET /admin/loggers/{logger}", s.getLogger)
+		s.handle("PUT /admin/loggers/{logger}", s.setLogger)
+	}
+}
+
+// handlerFunc is an endpoint. It writes its success response itself and
+// returns any failure for ServeHTTP to render.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+func (s *server) handle(pattern string, f handlerFunc) {
+	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), s.timeout)
+		defer cancel()
+		if err := f(w, r.WithContext(ctx)); err != nil {
+			s.writeError(w, r, err)
+		}
+	})
+}
+
+func unsupported(msg string) handlerFunc {
+	return func(http.ResponseWriter, *http.Request) error { return herder.Internal("%s", msg) }
+}
+
+// ServeHTTP routes the request. Unknown paths and wrong methods get
+// Kafka's JSON 404 and 405 bodies, and a panic becomes a 500.
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	sw := &statusWriter{ResponseWriter: w}
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			s.log.Error("panic serving REST request", "method", r.Method, "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
+			if !sw.wroteHeader {
+				writeErrorBody(sw, http.StatusInternalServerError, panicMessage(p))
+			}
+		}
+		status := sw.status
+		if !sw.wroteHeader {
+			status = http.StatusOK // what net/http sends for a handler that writes nothing
+		}
+		s.log.Info("request", "method", r.Method, "uri", r.URL.RequestURI(), "status", status, "bytes", sw.bytes, "duration_ms", time.Since(start).Milliseconds())
+	}()
+	if _, pattern := s.mux.Handler(r); pattern == "" {
+		// No route: the mux answers 404, 405 (with Allow) or a redirect
+		// to the clean path. Keep its status and headers, not its text.
+		s.mux.ServeHTTP(&routeErrorWriter{statusWriter: sw}, r)
+		return
+	}
+	s.mux.ServeHTTP(sw, r)
+}
+
+// statusWriter remembers what was written, for the request log and to
+// know whether a panic can still be answered.
+type statusWriter struct {
+	http.ResponseWriter
+	status      int
+	bytes       int
+	wroteHeader bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.wroteHeader {
+		w.status, w.wroteHeader = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += n
+	return n, err
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// routeErrorWriter turns the mux's plain-text 404 and 405 into Kafka's
+// JSON error bodies.
+type routeErrorWriter struct {
+	*statusWriter
+	replaced bool
+}
+
+func (w *routeErrorWriter) WriteHeader(code int) {
+	if code == http.StatusNotFound || code == http.StatusMethodNotAllowed {
+		w.replaced = true
+		w.Header().Del("X-Content-Type-Options")
+		writeErrorBody(w.statusWriter, code, "HTTP "+strconv.Itoa(code)+" "+http.StatusText(code))
+		return
+	}
+	w.statusWriter.WriteHeader(code)
+}
+
+func (w *routeErrorWriter) Write(b []byte) (int, error) {
+	if w.replaced {
+		return len(b), nil
+	}
+	return w.statusWriter.Write(b)
+}

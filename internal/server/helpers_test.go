@@ -1,0 +1,178 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/connectd/connectd/internal/logging"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// worker is a standalone connectd started in-process for a test, with its
+// own embedded broker and REST listener on free ports.
+type testWorker struct {
+	t     *testing.T
+	s     *Standalone
+	dir   string
+	props map[string]string
+}
+
+func startWorker(t *testing.T, dir string, extra map[string]string) *testWorker {
+	t.Helper()
+	props := map[string]string{
+		"listeners":                    "http://127.0.0.1:0",
+		"embedded.kafka.listeners":     "127.0.0.1:0",
+		"embedded.kafka.data.dir":      filepath.Join(dir, "kafka"),
+		"offset.storage.file.filename": filepath.Join(dir, "connect.offsets"),
+		"offset.flush.interval.ms":     "100",
+	}
+	for k, v := range extra {
+		props[k] = v
+	}
+	s, err := StartStandalone(context.Background(), props, nil, logging.NewRegistry(io.Discard))
+	if err != nil {
+		t.Fatalf("starting the worker: %v", err)
+	}
+	w := &testWorker{t: t, s: s, dir: dir, props: props}
+	t.Cleanup(w.close)
+	return w
+}
+
+func (w *testWorker) close() {
+	if w.s != nil {
+		w.s.Close()
+		w.s = nil
+	}
+}
+
+func (w *testWorker) bootstrap() string { return w.s.Broker.Addr() }
+
+// do sends a request and returns the status and body.
+func (w *testWorker) do(method, path, body string) (int, string) {
+	w.t.Helper()
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, "http://"+w.s.RESTAddr+path, r)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		w.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// must sends a request and fails the test unless the status is want.
+func (w *testWorker) must(want int, method, path, body string) string {
+	w.t.Helper()
+	code, resp := w.do(method, path, body)
+	if code != want {
+		w.t.Fatalf("%s %s: status %d, want %d; body %s", method, path, code, want, resp)
+	}
+	return resp
+}
+
+// eventually polls cond until it holds or the deadline passes.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (w *testWorker) state(name string) string {
+	code, body := w.do("GET", "/connectors/"+name+"/status", "")
+	if code != 200 {
+		return ""
+	}
+	var st struct {
+		Connector struct{ State string }
+		Tasks     []struct{ State string }
+	}
+	_ = json.Unmarshal([]byte(body), &st)
+	s := st.Connector.State
+	for _, t := range st.Tasks {
+		s += "/" + t.State
+	}
+	return s
+}
+
+// readTopic returns every record value in a topic, all partitions, in
+// partition then offset order, once at least n are there.
+func readTopic(t *testing.T, bootstrap, topic string, n int) []string {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap), kgo.ConsumeTopics(topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	byPart := map[int32][]string{}
+	count := 0
+	for count < n {
+		fs := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("topic %s: got %d records, want at least %d", topic, count, n)
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			byPart[r.Partition] = append(byPart[r.Partition], string(r.Value))
+			count++
+		})
+	}
+	var out []string
+	for p := int32(0); len(out) < count; p++ {
+		out = append(out, byPart[p]...)
+	}
+	return out
+}
+
+func writeLines(t *testing.T, path string, lines ...string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var b bytes.Buffer
+	for _, l := range lines {
+		b.WriteString(l + "\n")
+	}
+	if _, err := f.Write(b.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readLines(path string) []string {
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) == 0 {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+}
+
+func jsonString(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}

@@ -1,0 +1,188 @@
+// Package server wires a connectd worker together: the broker (embedded
+// or external), the stores, the herder and the REST listeners. The mains
+// in cmd/ only parse flags and handle signals.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/connectd/connectd/internal/embedded"
+	"github.com/connectd/connectd/internal/herder"
+	"github.com/connectd/connectd/internal/logging"
+	"github.com/connectd/connectd/internal/rest"
+	"github.com/connectd/connectd/internal/storage"
+	"github.com/connectd/connectd/internal/worker"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	// The built-in plugins register themselves.
+	_ "github.com/connectd/connectd/connectors/file"
+	_ "github.com/connectd/connectd/converters"
+)
+
+// Commit is what GET / reports as the commit; the build sets it.
+var Commit = "connectd-dev"
+
+// Standalone is a running standalone worker.
+type Standalone struct {
+	Herder   *herder.Standalone
+	Broker   *embedded.Broker // nil when bootstrap.servers is set
+	RESTAddr string           // host:port of the first REST listener
+
+	log     *slog.Logger
+	servers []*http.Server
+}
+
+// StartStandalone starts a standalone worker from its worker properties
+// and the connectors given on the command line. The REST API answers
+// from the moment its listeners are bound (GET /health says "starting"
+// until the connectors are created).
+func StartStandalone(ctx context.Context, props map[string]string, connectors []herder.StoredConnector, loggers *logging.Registry) (*Standalone, error) {
+	cfg, err := worker.ParseConfig(props)
+	if err != nil {
+		return nil, err
+	}
+	log := loggers.Logger("org.apache.kafka.connect.runtime")
+	s := &Standalone{log: log}
+	bootstrap := cfg.BootstrapServers
+	if len(bootstrap) == 0 {
+		s.Broker, err = embedded.Start(embedded.Config{Listen: cfg.EmbeddedListen, DataDir: cfg.EmbeddedDataDir})
+		if err != nil {
+			return nil, err
+		}
+		bootstrap = []string{s.Broker.Addr()}
+		log.Info("embedded Kafka broker listening; any Kafka client can connect", "bootstrap.servers", s.Broker.Addr(), "data.dir", cfg.EmbeddedDataDir)
+	}
+	fail := func(err error) (*Standalone, error) {
+		s.Close()
+		return nil, err
+	}
+	for _, f := range []string{cfg.OffsetFile, cfg.ConnectorsFile} {
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			return fail(fmt.Errorf("creating the directory of %s: %w", f, err))
+		}
+	}
+	offsets, err := storage.OpenFileOffsetStore(cfg.OffsetFile)
+	if err != nil {
+		return fail(err)
+	}
+	configs, err := storage.OpenConfigFileStore(cfg.ConnectorsFile)
+	if err != nil {
+		return fail(err)
+	}
+	clusterID, err := lookupClusterID(ctx, bootstrap)
+	if err != nil {
+		return fail(err)
+	}
+	listeners, err := parseListeners(cfg.Listeners)
+	if err != nil {
+		return fail(err)
+	}
+	lns := make([]net.Listener, 0, len(listeners))
+	for _, addr := range listeners {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			for _, l := range lns {
+				l.Close()
+			}
+			return fail(fmt.Errorf("REST listener %s: %w", addr, err))
+		}
+		lns = append(lns, ln)
+	}
+	s.RESTAddr = lns[0].Addr().String()
+	s.Herder = herder.NewStandalone(cfg, bootstrap, offsets, configs, herder.Options{
+		WorkerID: workerID(cfg, s.RESTAddr), ClusterID: clusterID, Commit: Commit, Log: log,
+	})
+	handler := rest.New(s.Herder, loggers, rest.Options{
+		AdminEnabled: cfg.AdminListeners == nil || *cfg.AdminListeners != "",
+		Logger:       loggers.Logger("org.apache.kafka.connect.runtime.rest"),
+	})
+	for _, ln := range lns {
+		srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+		s.servers = append(s.servers, srv)
+		go func() {
+			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				log.Error("REST server stopped", "error", err)
+			}
+		}()
+		log.Info("REST API listening", "address", "http://"+ln.Addr().String())
+	}
+	if err := s.Herder.Start(ctx, connectors); err != nil {
+		return fail(err)
+	}
+	return s, nil
+}
+
+// Close stops the REST API, every connector (committing offsets) and the
+// embedded broker, in that order.
+func (s *Standalone) Close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, srv := range s.servers {
+		_ = srv.Shutdown(ctx)
+	}
+	if s.Herder != nil {
+		s.Herder.Close()
+	}
+	if s.Broker != nil {
+		s.Broker.Close()
+	}
+}
+
+func lookupClusterID(ctx context.Context, bootstrap []string) (string, error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap...))
+	if err != nil {
+		return "", err
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	md, err := kadm.NewClient(cl).BrokerMetadata(ctx)
+	if err != nil {
+		return "", fmt.Errorf("looking up the Kafka cluster id at %s: %w", strings.Join(bootstrap, ","), err)
+	}
+	return md.Cluster, nil
+}
+
+// parseListeners turns Kafka Connect's listeners (http://host:port, an
+// empty host meaning every interface) into addresses to listen on.
+func parseListeners(ls []string) ([]string, error) {
+	var out []string
+	for _, l := range ls {
+		u, err := url.Parse(l)
+		if err != nil || u.Scheme == "" {
+			return nil, fmt.Errorf("Invalid value %s for configuration listeners: expected http://host:port", l)
+		}
+		if u.Scheme != "http" {
+			return nil, fmt.Errorf("Invalid value %s for configuration listeners: connectd serves only http listeners so far", l)
+		}
+		out = append(out, u.Host)
+	}
+	return out, nil
+}
+
+// workerID is the host:port shown as worker_id: the advertised host and
+// port when set, else this machine's name and the REST port.
+func workerID(cfg *worker.Config, restAddr string) string {
+	host, port, _ := net.SplitHostPort(restAddr)
+	if cfg.AdvertisedHost != "" {
+		host = cfg.AdvertisedHost
+	} else if name, err := os.Hostname(); err == nil {
+		host = name
+	}
+	if cfg.AdvertisedPort != 0 {
+		port = strconv.Itoa(cfg.AdvertisedPort)
+	}
+	return net.JoinHostPort(host, port)
+}

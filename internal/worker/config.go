@@ -1,0 +1,157 @@
+package worker
+
+import (
+	"fmt"
+	"maps"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the worker configuration, from Kafka Connect's worker keys.
+type Config struct {
+	// Props holds every worker property as given.
+	Props map[string]string
+
+	// BootstrapServers is empty when the embedded broker is to be used.
+	BootstrapServers []string
+	EmbeddedListen   string
+	EmbeddedDataDir  string
+
+	Listeners          []string
+	AdvertisedHost     string
+	AdvertisedPort     int
+	OffsetFile         string
+	ConnectorsFile     string
+	OffsetFlush        time.Duration
+	OffsetFlushTimeout time.Duration
+	ShutdownTimeout    time.Duration
+	TopicTracking      bool
+	TopicTrackingReset bool
+	AdminListeners     *string
+}
+
+// Converter class defaults: Kafka requires key.converter and
+// value.converter; we default them to what its shipped
+// connect-standalone.properties sets, so that connectd runs without a file.
+const (
+	jsonConverter    = "org.apache.kafka.connect.json.JsonConverter"
+	defaultDataDir   = "connectd-data"
+	defaultListen    = "127.0.0.1:9092"
+	defaultListeners = "http://:8083"
+)
+
+// ParseConfig reads the worker properties.
+func ParseConfig(props map[string]string) (*Config, error) {
+	p := maps.Clone(props)
+	if p == nil {
+		p = map[string]string{}
+	}
+	get := func(k, def string) string {
+		if v, ok := p[k]; ok {
+			return strings.TrimSpace(v)
+		}
+		return def
+	}
+	c := &Config{Props: p}
+	if bs := get("bootstrap.servers", ""); bs != "" {
+		c.BootstrapServers = splitList(bs)
+	}
+	c.EmbeddedListen = get("embedded.kafka.listeners", defaultListen)
+	c.EmbeddedListen = strings.TrimPrefix(c.EmbeddedListen, "PLAINTEXT://")
+	c.EmbeddedDataDir = get("embedded.kafka.data.dir", defaultDataDir+"/kafka")
+	c.Listeners = splitList(get("listeners", defaultListeners))
+	if len(c.Listeners) == 0 {
+		return nil, fmt.Errorf("Invalid value for configuration listeners: at least one listener is needed")
+	}
+	c.AdvertisedHost = get("rest.advertised.host.name", "")
+	var err error
+	if c.AdvertisedPort, err = intProp(p, "rest.advertised.port", 0); err != nil {
+		return nil, err
+	}
+	c.OffsetFile = get("offset.storage.file.filename", defaultDataDir+"/connect.offsets")
+	c.ConnectorsFile = get("connectors.storage.file.filename", c.OffsetFile+".connectors.json")
+	if c.OffsetFlush, err = msProp(p, "offset.flush.interval.ms", 60000); err != nil {
+		return nil, err
+	}
+	if c.OffsetFlushTimeout, err = msProp(p, "offset.flush.timeout.ms", 5000); err != nil {
+		return nil, err
+	}
+	if c.ShutdownTimeout, err = msProp(p, "task.shutdown.graceful.timeout.ms", 5000); err != nil {
+		return nil, err
+	}
+	if c.TopicTracking, err = boolProp(p, "topic.tracking.enable", true); err != nil {
+		return nil, err
+	}
+	if c.TopicTrackingReset, err = boolProp(p, "topic.tracking.allow.reset", true); err != nil {
+		return nil, err
+	}
+	if v, ok := p["admin.listeners"]; ok {
+		c.AdminListeners = &v
+	}
+	for _, k := range []string{"key.converter", "value.converter"} {
+		if _, ok := p[k]; !ok {
+			p[k] = jsonConverter
+		}
+	}
+	return c, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+func intProp(p map[string]string, k string, def int) (int, error) {
+	v, ok := p[k]
+	if !ok || strings.TrimSpace(v) == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil {
+		return 0, fmt.Errorf("Invalid value %s for configuration %s: Not a number of type INT", v, k)
+	}
+	return n, nil
+}
+
+func msProp(p map[string]string, k string, def int64) (time.Duration, error) {
+	v, ok := p[k]
+	if !ok {
+		return time.Duration(def) * time.Millisecond, nil
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("Invalid value %s for configuration %s: Not a number of type LONG", v, k)
+	}
+	return time.Duration(n) * time.Millisecond, nil
+}
+
+func boolProp(p map[string]string, k string, def bool) (bool, error) {
+	v, ok := p[k]
+	if !ok {
+		return def, nil
+	}
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, fmt.Errorf("Invalid value %s for configuration %s: Expected value to be either true or false", v, k)
+}
+
+// WithPrefix returns the properties under prefix, with it removed.
+func WithPrefix(props map[string]string, prefix string) map[string]string {
+	out := map[string]string{}
+	for k, v := range props {
+		if rest, ok := strings.CutPrefix(k, prefix); ok {
+			out[rest] = v
+		}
+	}
+	return out
+}

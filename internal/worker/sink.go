@@ -1,0 +1,413 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/connectd/connectd/connect"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// sinkTask feeds records from the connector's consumer group into a
+// connect.SinkTask and commits the offsets the task made durable.
+type sinkTask struct {
+	*Task
+	task      connect.SinkTask
+	config    map[string]string
+	keyConv   connect.Converter
+	valueConv connect.Converter
+	client    *kgo.Client
+	ctx       context.Context
+
+	// mu serializes every call into the plugin's task: the poll loop and
+	// the group's rebalance callbacks both make them.
+	mu        sync.Mutex
+	current   map[connect.TopicPartition]int64 // next offset to consume
+	committed map[connect.TopicPartition]int64
+	topicSeen map[string]bool
+
+	amu        sync.Mutex // guards assignment and rewinds, read by the task during Put
+	assignment map[connect.TopicPartition]bool
+	rewinds    map[connect.TopicPartition]int64
+	commitReq  bool
+
+	finished bool // the plugin's task was stopped: rebalance callbacks must not call it
+}
+
+func (w *Worker) newSinkTask(t *Task, task connect.SinkTask, connConfig, taskConfig map[string]string) (*sinkTask, error) {
+	kc, err := w.converter(connConfig, true)
+	if err != nil {
+		return nil, err
+	}
+	vc, err := w.converter(connConfig, false)
+	if err != nil {
+		return nil, err
+	}
+	st := &sinkTask{
+		Task: t, task: task, config: taskConfig, keyConv: kc, valueConv: vc,
+		current: map[connect.TopicPartition]int64{}, committed: map[connect.TopicPartition]int64{},
+		topicSeen: map[string]bool{}, assignment: map[connect.TopicPartition]bool{}, rewinds: map[connect.TopicPartition]int64{},
+	}
+	props := w.clientProps(map[string]string{
+		"client.id":         fmt.Sprintf("connector-consumer-%s-%d", t.Connector, t.ID),
+		"auto.offset.reset": "earliest",
+	}, "consumer.", "consumer.override.", connConfig)
+	opts := []kgo.Opt{
+		kgo.ConsumerGroup(w.SinkGroupID(t.Connector, connConfig)),
+		kgo.DisableAutoCommit(),
+		kgo.BlockRebalanceOnPoll(),
+		kgo.OnPartitionsAssigned(st.assigned),
+		kgo.OnPartitionsRevoked(st.revoked),
+		kgo.OnPartitionsLost(st.lost),
+	}
+	if re := strings.TrimSpace(connConfig["topics.regex"]); re != "" {
+		if _, err := regexp.Compile(re); err != nil {
+			return nil, fmt.Errorf("Invalid value %s for configuration topics.regex: %v", re, err)
+		}
+		opts = append(opts, kgo.ConsumeRegex(), kgo.ConsumeTopics(re))
+	} else {
+		opts = append(opts, kgo.ConsumeTopics(splitList(connConfig["topics"])...))
+	}
+	cl, err := w.newClient(props, opts...)
+	if err != nil {
+		return nil, err
+	}
+	st.client = cl
+	return st, nil
+}
+
+// Assignment implements connect.SinkTaskContext.
+func (s *sinkTask) Assignment() []connect.TopicPartition {
+	s.amu.Lock()
+	defer s.amu.Unlock()
+	out := make([]connect.TopicPartition, 0, len(s.assignment))
+	for tp := range s.assignment {
+		out = append(out, tp)
+	}
+	return out
+}
+
+// SetOffset implements connect.SinkTaskContext.
+func (s *sinkTask) SetOffset(tp connect.TopicPartition, offset int64) {
+	s.amu.Lock()
+	defer s.amu.Unlock()
+	s.rewinds[tp] = offset
+}
+
+// RequestCommit implements connect.SinkTaskContext.
+func (s *sinkTask) RequestCommit() {
+	s.amu.Lock()
+	defer s.amu.Unlock()
+	s.commitReq = true
+}
+
+func (s *sinkTask) run(ctx context.Context) {
+	s.ctx = ctx
+	defer close(s.done)
+	var err error
+	if err = safeCall(func() error { return s.task.Start(s, s.config) }); err == nil {
+		if paused, _ := s.pauseState(); !paused {
+			s.report("RUNNING", "")
+		}
+		err = s.loop(ctx)
+	}
+	// Close commits what the task flushed, so that the next owner of the
+	// partitions starts after it, and leaves the group, so that offsets
+	// can be changed through the REST API once the task is gone.
+	s.mu.Lock()
+	if err == nil {
+		err = s.commitLocked(context.Background())
+	}
+	parts := s.assignedList()
+	if cerr := safeCall(func() error { return s.task.Close(parts) }); cerr != nil && err == nil {
+		err = cerr
+	}
+	if serr := safeCall(s.task.Stop); serr != nil && err == nil {
+		err = serr
+	}
+	s.finished = true
+	s.mu.Unlock()
+	s.client.Close()
+	if err != nil {
+		s.fail(err)
+		return
+	}
+	s.report("UNASSIGNED", "")
+}
+
+func (s *sinkTask) loop(ctx context.Context) error {
+	lastCommit := time.Now()
+	for {
+		if !s.waitWhilePaused(ctx, s.client.AllowRebalance) {
+			return nil
+		}
+		s.applyRewinds()
+		// Poll no longer than until the next commit is due, so that an
+		// idle sink still commits what it flushed.
+		wait := s.w.cfg.OffsetFlush - time.Since(lastCommit)
+		pollCtx, cancel := context.WithTimeout(ctx, max(wait, time.Millisecond))
+		fetches := s.client.PollRecords(pollCtx, 1000)
+		cancel()
+		if ctx.Err() != nil {
+			s.client.AllowRebalance()
+			return nil
+		}
+		if err := fetchError(fetches); err != nil {
+			s.client.AllowRebalance()
+			return err
+		}
+		s.mu.Lock()
+		err := s.put(fetches)
+		if err == nil && (time.Since(lastCommit) >= s.w.cfg.OffsetFlush || s.takeCommitRequest()) {
+			err = s.commitLocked(ctx)
+			lastCommit = time.Now()
+		}
+		s.mu.Unlock()
+		s.client.AllowRebalance()
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func fetchError(fetches kgo.Fetches) error {
+	for _, fe := range fetches.Errors() {
+		if errors.Is(fe.Err, context.Canceled) || errors.Is(fe.Err, context.DeadlineExceeded) || errors.Is(fe.Err, kgo.ErrClientClosed) {
+			continue
+		}
+		// Retriable errors are retried by the client; what surfaces here
+		// is fatal for this consumer (authorization, a deleted topic with
+		// auto.offset.reset=none, ...).
+		return fmt.Errorf("consuming %s[%d]: %w", fe.Topic, fe.Partition, fe.Err)
+	}
+	return nil
+}
+
+func (s *sinkTask) takeCommitRequest() bool {
+	s.amu.Lock()
+	defer s.amu.Unlock()
+	r := s.commitReq
+	s.commitReq = false
+	return r
+}
+
+func (s *sinkTask) applyRewinds() {
+	s.amu.Lock()
+	rw := s.rewinds
+	s.rewinds = map[connect.TopicPartition]int64{}
+	s.amu.Unlock()
+	if len(rw) == 0 {
+		return
+	}
+	set := map[string]map[int32]kgo.EpochOffset{}
+	s.mu.Lock()
+	for tp, off := range rw {
+		if set[tp.Topic] == nil {
+			set[tp.Topic] = map[int32]kgo.EpochOffset{}
+		}
+		set[tp.Topic][tp.Partition] = kgo.EpochOffset{Epoch: -1, Offset: off}
+		s.current[tp] = off
+	}
+	s.mu.Unlock()
+	s.client.SetOffsets(set)
+}
+
+func (s *sinkTask) put(fetches kgo.Fetches) error {
+	var recs []connect.SinkRecord
+	var convErr error
+	fetches.EachRecord(func(r *kgo.Record) {
+		if convErr != nil {
+			return
+		}
+		sr, err := s.toConnect(r)
+		if err != nil {
+			convErr = err
+			return
+		}
+		recs = append(recs, sr)
+		s.current[connect.TopicPartition{Topic: r.Topic, Partition: r.Partition}] = r.Offset + 1
+		if !s.topicSeen[r.Topic] {
+			s.topicSeen[r.Topic] = true
+			s.w.listener.TopicUsed(s.Connector, r.Topic, s.ID)
+		}
+	})
+	if convErr != nil {
+		return convErr
+	}
+	if len(recs) == 0 {
+		return nil
+	}
+	return safeCall(func() error { return s.task.Put(recs) })
+}
+
+func (s *sinkTask) toConnect(r *kgo.Record) (connect.SinkRecord, error) {
+	ks, k, err := s.keyConv.ToConnectData(r.Topic, r.Key)
+	if err != nil {
+		return connect.SinkRecord{}, fmt.Errorf("converting the key of %s[%d]@%d: %w", r.Topic, r.Partition, r.Offset, err)
+	}
+	vs, v, err := s.valueConv.ToConnectData(r.Topic, r.Value)
+	if err != nil {
+		return connect.SinkRecord{}, fmt.Errorf("converting the value of %s[%d]@%d: %w", r.Topic, r.Partition, r.Offset, err)
+	}
+	sr := connect.SinkRecord{
+		Topic: r.Topic, Partition: r.Partition, Offset: r.Offset,
+		KeySchema: ks, Key: k, ValueSchema: vs, Value: v,
+		Timestamp: r.Timestamp, TimestampType: connect.CreateTime,
+	}
+	if r.Attrs.TimestampType() == 1 {
+		sr.TimestampType = connect.LogAppendTime
+	}
+	for _, h := range r.Headers {
+		sr.Headers = append(sr.Headers, connect.Header{Key: h.Key, Schema: connect.OptionalBytesSchema, Value: h.Value})
+	}
+	return sr, nil
+}
+
+// commitLocked asks the task which offsets are durable (PreCommit, or
+// Flush of everything put) and commits them to the consumer group. The
+// caller holds s.mu.
+func (s *sinkTask) commitLocked(ctx context.Context) error {
+	offsets := map[connect.TopicPartition]int64{}
+	for tp, off := range s.current {
+		offsets[tp] = off
+	}
+	if pc, ok := s.task.(connect.PreCommitter); ok {
+		err := safeCall(func() error {
+			var err error
+			offsets, err = pc.PreCommit(offsets)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("preCommit: %w", err)
+		}
+	} else if err := safeCall(func() error { return s.task.Flush(offsets) }); err != nil {
+		return fmt.Errorf("flush: %w", err)
+	}
+	commit := map[string]map[int32]kgo.EpochOffset{}
+	for tp, off := range offsets {
+		if prev, ok := s.committed[tp]; ok && prev == off {
+			continue
+		}
+		if commit[tp.Topic] == nil {
+			commit[tp.Topic] = map[int32]kgo.EpochOffset{}
+		}
+		commit[tp.Topic][tp.Partition] = kgo.EpochOffset{Epoch: -1, Offset: off}
+	}
+	if len(commit) == 0 {
+		return nil
+	}
+	var commitErr error
+	s.client.CommitOffsetsSync(context.WithoutCancel(ctx), commit, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
+		commitErr = firstCommitError(resp, err)
+	})
+	if commitErr != nil {
+		// A failed commit loses nothing: the records are consumed again
+		// after a restart. It is logged, not fatal, as in Kafka Connect.
+		s.w.log.Warn("committing sink offsets failed", "connector", s.Connector, "task", s.ID, "error", commitErr)
+		return nil
+	}
+	for t, ps := range commit {
+		for p, eo := range ps {
+			s.committed[connect.TopicPartition{Topic: t, Partition: p}] = eo.Offset
+		}
+	}
+	return nil
+}
+
+func (s *sinkTask) assignedList() []connect.TopicPartition {
+	parts := s.Assignment()
+	slices.SortFunc(parts, func(a, b connect.TopicPartition) int {
+		if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+			return c
+		}
+		return int(a.Partition - b.Partition)
+	})
+	return parts
+}
+
+func toTPs(m map[string][]int32) []connect.TopicPartition {
+	var out []connect.TopicPartition
+	for t, ps := range m {
+		for _, p := range ps {
+			out = append(out, connect.TopicPartition{Topic: t, Partition: p})
+		}
+	}
+	return out
+}
+
+func (s *sinkTask) assigned(_ context.Context, _ *kgo.Client, m map[string][]int32) {
+	tps := toTPs(m)
+	s.amu.Lock()
+	for _, tp := range tps {
+		s.assignment[tp] = true
+	}
+	s.amu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.finished {
+		return
+	}
+	if err := safeCall(func() error { return s.task.Open(tps) }); err != nil {
+		s.w.log.Error("sink task open failed", "connector", s.Connector, "task", s.ID, "error", err)
+	}
+}
+
+// revoked commits what the task flushed for the partitions it loses before
+// another member gets them.
+func (s *sinkTask) revoked(ctx context.Context, _ *kgo.Client, m map[string][]int32) {
+	tps := toTPs(m)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.finished {
+		return
+	}
+	if err := s.commitLocked(ctx); err != nil {
+		s.w.log.Warn("commit on revocation failed", "connector", s.Connector, "task", s.ID, "error", err)
+	}
+	s.closePartitions(tps)
+}
+
+func (s *sinkTask) lost(_ context.Context, _ *kgo.Client, m map[string][]int32) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.finished {
+		s.closePartitions(toTPs(m))
+	}
+}
+
+func (s *sinkTask) closePartitions(tps []connect.TopicPartition) {
+	if err := safeCall(func() error { return s.task.Close(tps) }); err != nil {
+		s.w.log.Warn("sink task close failed", "connector", s.Connector, "task", s.ID, "error", err)
+	}
+	s.amu.Lock()
+	for _, tp := range tps {
+		delete(s.assignment, tp)
+	}
+	s.amu.Unlock()
+	for _, tp := range tps {
+		delete(s.current, tp)
+		delete(s.committed, tp)
+	}
+}
+
+func firstCommitError(resp *kmsg.OffsetCommitResponse, err error) error {
+	if err != nil {
+		return err
+	}
+	for _, t := range resp.Topics {
+		for _, p := range t.Partitions {
+			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
+				return fmt.Errorf("%s[%d]: %w", t.Topic, p.Partition, err)
+			}
+		}
+	}
+	return nil
+}

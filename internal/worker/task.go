@@ -1,0 +1,137 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/connectd/connectd/connect"
+)
+
+// Task is a running task. Its goroutine owns the plugin's task instance;
+// the methods here only signal it.
+type Task struct {
+	Connector string
+	ID        int
+
+	w      *Worker
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu      sync.Mutex
+	paused  bool
+	wake    chan struct{} // closed and replaced when paused changes
+	stopped bool
+}
+
+func (t *Task) init(w *Worker, paused bool) context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.w, t.cancel, t.done = w, cancel, make(chan struct{})
+	t.paused, t.wake = paused, make(chan struct{})
+	return ctx
+}
+
+// Pause makes the task stop polling (source) or consuming (sink) while
+// keeping its resources, as a PAUSED target state asks.
+func (t *Task) Pause() { t.setPaused(true) }
+
+// Resume undoes Pause.
+func (t *Task) Resume() { t.setPaused(false) }
+
+func (t *Task) setPaused(p bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.paused != p {
+		t.paused = p
+		close(t.wake)
+		t.wake = make(chan struct{})
+	}
+}
+
+func (t *Task) pauseState() (bool, chan struct{}) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.paused, t.wake
+}
+
+// waitWhilePaused blocks while the task is paused, reporting PAUSED and
+// then RUNNING again. It returns false when the task is being stopped.
+func (t *Task) waitWhilePaused(ctx context.Context, beforeWait func()) bool {
+	paused, wake := t.pauseState()
+	if !paused {
+		return ctx.Err() == nil
+	}
+	t.report("PAUSED", "")
+	if beforeWait != nil {
+		beforeWait()
+	}
+	for paused {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-wake:
+		}
+		paused, wake = t.pauseState()
+	}
+	t.report("RUNNING", "")
+	return true
+}
+
+// Stop stops the task and waits for it to commit its offsets and release
+// its resources, for at most the worker's task.shutdown.graceful.timeout.ms.
+// It reports whether the task finished in time; a task that did not is
+// abandoned, as Kafka Connect abandons it.
+func (t *Task) Stop() bool {
+	t.mu.Lock()
+	t.stopped = true
+	t.mu.Unlock()
+	t.cancel()
+	select {
+	case <-t.done:
+		return true
+	case <-time.After(t.w.cfg.ShutdownTimeout):
+		t.w.log.Warn("task did not stop in time; abandoning it", "connector", t.Connector, "task", t.ID)
+		return false
+	}
+}
+
+// Done is closed when the task's goroutine has finished.
+func (t *Task) Done() <-chan struct{} { return t.done }
+
+func (t *Task) report(state, trace string) {
+	t.w.listener.TaskState(t, state, trace)
+}
+
+func (t *Task) fail(err error) {
+	t.w.log.Error("task failed", "connector", t.Connector, "task", t.ID, "error", err)
+	t.report("FAILED", taskTrace(err))
+}
+
+// StartTask starts a task of the given connector class with its task
+// config. The task reports RUNNING (or PAUSED) once its Start returned.
+func (w *Worker) StartTask(connector string, id int, connConfig, taskConfig map[string]string, paused bool) (*Task, error) {
+	conn, p, err := Instantiate(connConfig["connector.class"])
+	if err != nil {
+		return nil, err
+	}
+	t := &Task{Connector: connector, ID: id}
+	ctx := t.init(w, paused)
+	switch p.Type {
+	case connect.PluginSource:
+		st, err := w.newSourceTask(t, conn.(connect.SourceConnector).NewTask(), connConfig, taskConfig)
+		if err != nil {
+			return nil, err
+		}
+		go st.run(ctx)
+	case connect.PluginSink:
+		st, err := w.newSinkTask(t, conn.(connect.SinkConnector).NewTask(), connConfig, taskConfig)
+		if err != nil {
+			return nil, err
+		}
+		go st.run(ctx)
+	default:
+		return nil, fmt.Errorf("%s is not a connector", p.Class)
+	}
+	return t, nil
+}

@@ -1,0 +1,159 @@
+package worker
+
+import (
+	"fmt"
+	"log/slog"
+	"maps"
+	"strconv"
+	"strings"
+
+	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/converters"
+	"github.com/connectd/connectd/internal/storage"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// OffsetStore keeps source offsets. Put must be durable when it returns.
+type OffsetStore interface {
+	Get(connector string, partition map[string]any) (map[string]any, bool)
+	Put(connector string, entries []storage.PartitionOffset) error
+}
+
+// Listener hears what tasks report. Calls come from task goroutines.
+type Listener interface {
+	// TaskState reports a task's new state; t tells which incarnation of
+	// the task speaks, so that a late report of a stopped one can be told
+	// from its replacement's.
+	TaskState(t *Task, state, trace string)
+	TopicUsed(connector, topic string, task int)
+}
+
+// Worker runs connector and task instances against one Kafka cluster.
+type Worker struct {
+	cfg       *Config
+	bootstrap []string
+	offsets   OffsetStore
+	listener  Listener
+	log       *slog.Logger
+}
+
+// New returns a worker producing to and consuming from bootstrap.
+func New(cfg *Config, bootstrap []string, offsets OffsetStore, l Listener, log *slog.Logger) *Worker {
+	return &Worker{cfg: cfg, bootstrap: bootstrap, offsets: offsets, listener: l, log: log}
+}
+
+// Config returns the worker's configuration.
+func (w *Worker) Config() *Config { return w.cfg }
+
+// Bootstrap returns the brokers the worker talks to.
+func (w *Worker) Bootstrap() []string { return w.bootstrap }
+
+// Instantiate returns a fresh, unstarted instance of a connector class
+// (a class name or an alias).
+func Instantiate(class string) (connect.Connector, connect.Plugin, error) {
+	p, err := connect.LookupPlugin(class)
+	if err != nil || (p.Type != connect.PluginSource && p.Type != connect.PluginSink) {
+		return nil, connect.Plugin{}, fmt.Errorf("Failed to find any class that implements Connector and which name matches %s, available connectors are: %s", class, availableConnectors())
+	}
+	c, ok := p.New().(connect.Connector)
+	if !ok {
+		return nil, connect.Plugin{}, fmt.Errorf("plugin %s is not a connector", p.Class)
+	}
+	return c, p, nil
+}
+
+func availableConnectors() string {
+	var names []string
+	for _, p := range connect.Plugins() {
+		if p.Type == connect.PluginSource || p.Type == connect.PluginSink {
+			names = append(names, fmt.Sprintf("PluginDesc{klass=class %s, name='%s', version='%s', type=%s}", p.Class, p.Class, p.Version, p.Type))
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// SinkGroupID is the consumer group of a sink connector: connect-<name>,
+// unless the worker's consumer.group.id or the connector's
+// consumer.override.group.id says otherwise (applied in that order, as
+// Kafka Connect does).
+func (w *Worker) SinkGroupID(name string, connConfig map[string]string) string {
+	id := "connect-" + name
+	if v, ok := w.cfg.Props["consumer.group.id"]; ok {
+		id = v
+	}
+	if v, ok := connConfig["consumer.override.group.id"]; ok {
+		id = v
+	}
+	return id
+}
+
+// clientProps assembles a connector client's properties: framework
+// defaults, then the worker's prefixed settings, then the connector's
+// overrides, as Worker.baseProducerConfigs and friends do in Java.
+func (w *Worker) clientProps(defaults map[string]string, workerPrefix, overridePrefix string, connConfig map[string]string) map[string]string {
+	props := maps.Clone(defaults)
+	props["bootstrap.servers"] = strings.Join(w.bootstrap, ",")
+	maps.Copy(props, WithPrefix(w.cfg.Props, workerPrefix))
+	maps.Copy(props, WithPrefix(connConfig, overridePrefix))
+	return props
+}
+
+func (w *Worker) newClient(props map[string]string, extra ...kgo.Opt) (*kgo.Client, error) {
+	opts, err := clientOptions(props)
+	if err != nil {
+		return nil, err
+	}
+	return kgo.NewClient(append(opts, extra...)...)
+}
+
+// Admin returns an admin client for a connector's offsets operations, and
+// the function that closes it.
+func (w *Worker) Admin(name string, connConfig map[string]string) (*kadm.Client, func(), error) {
+	props := map[string]string{}
+	for k, v := range w.cfg.Props {
+		if !strings.HasPrefix(k, "producer.") && !strings.HasPrefix(k, "consumer.") && !strings.HasPrefix(k, "admin.") {
+			props[k] = v
+		}
+	}
+	props = w.clientProps(props, "admin.", "admin.override.", connConfig)
+	props["client.id"] = "connector-worker-adminclient-" + name
+	cl, err := w.newClient(onlyClientKeys(props))
+	if err != nil {
+		return nil, nil, err
+	}
+	return kadm.NewClient(cl), cl.Close, nil
+}
+
+// onlyClientKeys drops worker keys that look like client keys but are not
+// (batch.size of a connector, for instance, must not reach the producer).
+func onlyClientKeys(props map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, k := range []string{"bootstrap.servers", "client.id", "security.protocol"} {
+		if v, ok := props[k]; ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// converter builds a connector's key or value converter: the connector's
+// own key.converter with its key.converter.* settings when it sets one,
+// otherwise the worker's.
+func (w *Worker) converter(connConfig map[string]string, isKey bool) (connect.Converter, error) {
+	prefix := "value.converter"
+	if isKey {
+		prefix = "key.converter"
+	}
+	src := w.cfg.Props
+	if _, ok := connConfig[prefix]; ok {
+		src = connConfig
+	}
+	return converters.New(src[prefix], WithPrefix(src, prefix+"."), isKey)
+}
+
+func taskTrace(err error) string {
+	return "org.apache.kafka.connect.errors.ConnectException: " + err.Error()
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
