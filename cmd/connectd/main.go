@@ -4,6 +4,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -61,6 +62,9 @@ func standaloneCmd() *cobra.Command {
 				conns = append(conns, herder.StoredConnector{Name: name, Config: cfg, TargetState: string(ts)})
 			}
 			loggers := logging.NewRegistry(os.Stderr)
+			// Plugins log through slog's default logger; route it through
+			// the registry so /admin/loggers governs them too.
+			slog.SetDefault(slog.New(loggers.Handler()))
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			s, err := server.StartStandalone(ctx, props, conns, loggers)
