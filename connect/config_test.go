@@ -1,0 +1,92 @@
+package connect
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestConfigDefParsesAndReportsLikeKafka(t *testing.T) {
+	def := NewConfigDef().
+		Define(ConfigKey{Name: "topic", Type: ConfigString, Required: true, Validator: NonEmptyString()}).
+		Define(ConfigKey{Name: "batch.size", Type: ConfigInt, Default: int32(2000), Validator: AtLeast(1)}).
+		Define(ConfigKey{Name: "tables", Type: ConfigList, Default: ""}).
+		Define(ConfigKey{Name: "mode", Type: ConfigString, Default: "bulk", Validator: OneOf("bulk", "incrementing")}).
+		Define(ConfigKey{Name: "secret", Type: ConfigPassword})
+
+	pc, err := def.Parse(map[string]string{"topic": " t ", "tables": "a , b,c", "secret": "pw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pc.String("topic") != "t" || pc.Int("batch.size") != 2000 || !slices.Equal(pc.List("tables"), []string{"a", "b", "c"}) || pc.String("secret") != "pw" {
+		t.Fatalf("parsed %v", pc.values)
+	}
+	if s := *FormatValue(pc.Get("secret")); s != "[hidden]" {
+		t.Errorf("password formats as %q", s)
+	}
+
+	cases := map[string]struct {
+		props map[string]string
+		want  string
+	}{
+		"missing":  {map[string]string{}, `Missing required configuration "topic" which has no default value.`},
+		"empty":    {map[string]string{"topic": ""}, "Invalid value  for configuration topic: String must be non-empty"},
+		"not int":  {map[string]string{"topic": "t", "batch.size": "x"}, "Invalid value x for configuration batch.size: Not a number of type INT"},
+		"too low":  {map[string]string{"topic": "t", "batch.size": "0"}, "Invalid value 0 for configuration batch.size: Value must be at least 1"},
+		"bad enum": {map[string]string{"topic": "t", "mode": "x"}, "Invalid value x for configuration mode: String must be one of: bulk, incrementing"},
+	}
+	for name, c := range cases {
+		_, err := def.Parse(c.props)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s: error %v, want %q", name, err, c.want)
+		}
+	}
+	values := def.Validate(map[string]string{"batch.size": "0"})
+	if len(values) != 5 || len(values[0].Errors) != 1 || len(values[1].Errors) != 1 || len(values[2].Errors) != 0 {
+		t.Fatalf("Validate gave %+v", values)
+	}
+}
+
+func TestControlCharactersInNames(t *testing.T) {
+	err := NonEmptyStringWithoutControlChars()("a\nb")
+	if err == nil || err.Error() != "String may not contain control sequences but had the following ASCII chars: 10" {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestStructValidation(t *testing.T) {
+	s := StructSchema("order", Field{Name: "id", Schema: Int64Schema}, Field{Name: "note", Schema: OptionalStringSchema})
+	v := NewStruct(s)
+	if err := v.Validate(); err == nil {
+		t.Fatal("a struct without its required field validated")
+	}
+	if err := v.Set("id", "not a number"); err == nil {
+		t.Fatal("a string was accepted for an INT64 field")
+	}
+	v.Put("id", int64(7))
+	if err := v.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if v.String() != "Struct{id=7}" {
+		t.Fatalf("String() = %s", v.String())
+	}
+}
+
+func TestDecimalString(t *testing.T) {
+	for _, c := range []struct {
+		unscaled int64
+		scale    int32
+		want     string
+	}{{1250, 2, "12.50"}, {-5, 3, "-0.005"}, {42, 0, "42"}, {7, -2, "700"}} {
+		d := &Decimal{Unscaled: bigInt(c.unscaled), Scale: c.scale}
+		if got := d.String(); got != c.want {
+			t.Errorf("%d scale %d = %s, want %s", c.unscaled, c.scale, got, c.want)
+		}
+	}
+}
+
+func TestAliases(t *testing.T) {
+	got := Aliases("org.apache.kafka.connect.file.FileStreamSourceConnector")
+	if !slices.Equal(got, []string{"FileStreamSourceConnector", "FileStreamSource"}) {
+		t.Fatalf("aliases %v", got)
+	}
+}
