@@ -207,3 +207,34 @@ func TestConfigFileStoreCorruptFiles(t *testing.T) {
 		t.Errorf("directory at path: %v", err)
 	}
 }
+
+// The connectors file is read at start-up; whatever it holds, opening it
+// gives a store or an error, and a store saves what it loaded unchanged.
+func FuzzOpenConfigFileStore(f *testing.F) {
+	f.Add([]byte(`{"format":"connectd.connectors","version":1,"connectors":[{"name":"x","config":{"connector.class":"FileStreamSource","name":"x"},"target_state":"STOPPED"}]}`))
+	f.Add([]byte(`{"format":"connectd.connectors","version":1,"connectors":[]}`))
+	f.Add([]byte(`{`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "connectors.json")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		s, err := OpenConfigFileStore(path)
+		if err != nil {
+			return
+		}
+		before := s.List()
+		for _, c := range before {
+			if err := s.Put(c); err != nil {
+				t.Fatalf("re-saving %+v: %v", c, err)
+			}
+		}
+		again, err := OpenConfigFileStore(path)
+		if err != nil {
+			t.Fatalf("reopening a file this store wrote: %v", err)
+		}
+		if !reflect.DeepEqual(again.List(), before) {
+			t.Fatalf("content changed across a save: %+v vs %+v", again.List(), before)
+		}
+	})
+}
