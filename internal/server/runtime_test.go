@@ -1,0 +1,80 @@
+package server
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// The worker's JsonConverter (schemas on, Kafka's default) writes the
+// envelope; a connector's own value.converter overrides it.
+func TestConvertersPerWorkerAndPerConnector(t *testing.T) {
+	dir := t.TempDir()
+	w := startWorker(t, dir, nil)
+	in := filepath.Join(dir, "in.txt")
+	writeLines(t, in, "hello")
+	w.must(201, "POST", "/connectors", jsonString(map[string]any{
+		"name": "json", "config": map[string]string{"connector.class": "FileStreamSource", "file": in, "topic": "json"},
+	}))
+	w.must(201, "POST", "/connectors", jsonString(map[string]any{
+		"name": "plain", "config": map[string]string{"connector.class": "FileStreamSource", "file": in, "topic": "plain",
+			"value.converter": "org.apache.kafka.connect.storage.StringConverter"},
+	}))
+	if got := readTopic(t, w.bootstrap(), "json", 1)[0]; got != `{"schema":{"type":"string","optional":false},"payload":"hello"}` {
+		t.Fatalf("JsonConverter wrote %s", got)
+	}
+	if got := readTopic(t, w.bootstrap(), "plain", 1)[0]; got != "hello" {
+		t.Fatalf("StringConverter wrote %s", got)
+	}
+}
+
+// A sink subscribes with topics.regex, in the group that
+// consumer.override.group.id names; its offsets are read from that group.
+func TestSinkRegexAndGroupOverride(t *testing.T) {
+	dir := t.TempDir()
+	w := startWorker(t, dir, stringConverters)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(w.bootstrap()), kgo.AllowAutoTopicCreation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx := context.Background()
+	for _, topic := range []string{"orders.eu", "orders.us", "other"} {
+		if err := cl.ProduceSync(ctx, &kgo.Record{Topic: topic, Value: []byte(topic)}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "out.txt")
+	w.must(201, "POST", "/connectors", jsonString(map[string]any{
+		"name": "regex-sink", "config": map[string]string{"connector.class": "FileStreamSink", "file": out,
+			"topics.regex": `orders\..*`, "consumer.override.group.id": "my-group"},
+	}))
+	eventually(t, "both orders topics in the file", func() bool { return len(readLines(out)) == 2 })
+	if got := strings.Join(readLines(out), ","); strings.Contains(got, "other") {
+		t.Fatalf("the sink consumed a topic outside its regex: %s", got)
+	}
+	eventually(t, "offsets of the overridden group", func() bool {
+		_, body := w.do("GET", "/connectors/regex-sink/offsets", "")
+		return strings.Contains(body, `"kafka_topic":"orders.eu"},"offset":{"kafka_offset":1}`) && strings.Contains(body, `"kafka_topic":"orders.us"},"offset":{"kafka_offset":1}`)
+	})
+	groups, err := kadm.NewClient(cl).ListGroups(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := groups["my-group"]; !ok {
+		t.Fatalf("group my-group not found among %v", groups.Groups())
+	}
+	if _, ok := groups["connect-regex-sink"]; ok {
+		t.Fatal("the default group was used despite consumer.override.group.id")
+	}
+	code, body := w.do("POST", "/connectors", jsonString(map[string]any{
+		"name": "both", "config": map[string]string{"connector.class": "FileStreamSink", "topics": "a", "topics.regex": "b"},
+	}))
+	if code != 400 || !strings.Contains(body, "topics and topics.regex are mutually exclusive options, but both are set.") {
+		t.Fatalf("topics and topics.regex together: %d %s", code, body)
+	}
+}
