@@ -135,6 +135,7 @@ func (s *sinkTask) run(ctx context.Context) {
 	}
 	s.finished = true
 	s.mu.Unlock()
+	s.client.AllowRebalance()
 	s.client.Close()
 	if err != nil {
 		s.fail(err)
@@ -157,7 +158,8 @@ func (s *sinkTask) loop(ctx context.Context) error {
 		fetches := s.client.PollRecords(pollCtx, 1000)
 		cancel()
 		if ctx.Err() != nil {
-			s.client.AllowRebalance()
+			// Rebalances stay blocked until the final commit in run, so
+			// that it commits only partitions this task still owns.
 			return nil
 		}
 		if err := fetchError(fetches); err != nil {
