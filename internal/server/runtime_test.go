@@ -78,3 +78,37 @@ func TestSinkRegexAndGroupOverride(t *testing.T) {
 		t.Fatalf("topics and topics.regex together: %d %s", code, body)
 	}
 }
+
+// A task that cannot convert a record fails with the reason in its trace;
+// a restart of only the failed instances restarts that task alone.
+func TestFailedTaskAndOnlyFailedRestart(t *testing.T) {
+	dir := t.TempDir()
+	w := startWorker(t, dir, stringConverters)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(w.bootstrap()), kgo.AllowAutoTopicCreation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if err := cl.ProduceSync(context.Background(), &kgo.Record{Topic: "plain", Value: []byte("not json")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	w.must(201, "POST", "/connectors", jsonString(map[string]any{
+		"name": "strict", "config": map[string]string{"connector.class": "FileStreamSink", "file": filepath.Join(dir, "out.txt"), "topics": "plain",
+			"value.converter": "org.apache.kafka.connect.json.JsonConverter"},
+	}))
+	eventually(t, "the task to fail", func() bool { return w.state("strict") == "RUNNING/FAILED" })
+	body := w.must(200, "GET", "/connectors/strict/tasks/0/status", "")
+	if !strings.Contains(body, `"state":"FAILED"`) || !strings.Contains(body, `"trace":"org.apache.kafka.connect.errors.ConnectException: converting the value of plain[0]@0`) {
+		t.Fatalf("failed task status %s", body)
+	}
+	body = w.must(202, "POST", "/connectors/strict/restart?includeTasks=true&onlyFailed=true", "")
+	if !strings.Contains(body, `"connector":{"state":"RUNNING"`) || !strings.Contains(body, `"tasks":[{"id":0,"state":"RESTARTING"`) {
+		t.Fatalf("restart plan %s", body)
+	}
+	eventually(t, "the task to fail again", func() bool { return w.state("strict") == "RUNNING/FAILED" })
+	// Offsets of the failed sink did not move past the record it could
+	// not write.
+	if body := w.must(200, "GET", "/connectors/strict/offsets", ""); body != `{"offsets":[]}` {
+		t.Fatalf("offsets after failures: %s", body)
+	}
+}
