@@ -1,0 +1,294 @@
+// Command connectd-bench measures connectd against its performance
+// targets and prints one table: file source throughput against a plain
+// franz-go producer on the same broker, startup time and idle memory of
+// the built binary, and GET /connectors/{name}/offsets with 100,000
+// source partitions. A figure that misses its target is reported as MISS;
+// only errors make the command exit non-zero. See bench/README.md.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+)
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "  "+format+"\n", args...)
+}
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "connectd-bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run() (err error) {
+	var (
+		bin         = flag.String("connectd", "", "the connectd binary to measure; empty builds ./cmd/connectd (run from the repository root)")
+		work        = flag.String("work", "", "scratch directory (default: a new temporary directory, removed at the end)")
+		figures     = flag.String("figures", "throughput,startup,offsets", "comma-separated figures to measure")
+		lines       = flag.Int("lines", 1_000_000, "throughput: lines in the source file")
+		lineBytes   = flag.Int("line-bytes", 100, "throughput: bytes per line, newline included")
+		rounds      = flag.Int("rounds", 3, "throughput: rounds (fresh worker each), best taken")
+		runTimeout  = flag.Duration("timeout", 2*time.Minute, "throughput: limit for one run")
+		startupRuns = flag.Int("startup-runs", 10, "startup: number of process starts")
+		idle        = flag.Duration("idle", 2*time.Second, "startup: idle time before reading VmRSS")
+		partitions  = flag.Int("partitions", 100_000, "offsets: source partitions in the offsets file")
+		gets        = flag.Int("gets", 5, "offsets: timed GET requests")
+	)
+	flag.Parse()
+	want := map[string]bool{}
+	for _, f := range strings.Split(*figures, ",") {
+		switch f = strings.TrimSpace(f); f {
+		case "throughput", "startup", "offsets":
+			want[f] = true
+		case "":
+		default:
+			return fmt.Errorf("unknown figure %q (want throughput, startup, offsets)", f)
+		}
+	}
+	if *work == "" {
+		dir, err := os.MkdirTemp("", "connectd-bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		*work = dir
+	} else if err := os.MkdirAll(*work, 0o755); err != nil {
+		return err
+	}
+	if *bin == "" {
+		*bin = filepath.Join(*work, "connectd")
+		logf("building ./cmd/connectd")
+		cmd := exec.Command("go", "build", "-o", *bin, "./cmd/connectd")
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("go build ./cmd/connectd: %w", err)
+		}
+	}
+	if *bin, err = filepath.Abs(*bin); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "connectd-bench: %s, %s/%s, %d CPUs, GOMAXPROCS %d\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0))
+
+	var tp *throughputResult
+	var su *startupResult
+	var off *offsetsResult
+	if want["throughput"] {
+		fmt.Fprintln(os.Stderr, "figure 1: file source throughput")
+		if tp, err = benchThroughput(*bin, *work, *lines, *lineBytes, *rounds, *runTimeout); err != nil {
+			return err
+		}
+	}
+	if want["startup"] {
+		fmt.Fprintln(os.Stderr, "figure 2: startup and idle RSS")
+		if su, err = benchStartup(*bin, *work, *startupRuns, *idle); err != nil {
+			return err
+		}
+	}
+	if want["offsets"] {
+		fmt.Fprintln(os.Stderr, "figure 3: GET offsets")
+		if off, err = benchOffsets(*bin, *work, *partitions, *gets); err != nil {
+			return err
+		}
+	}
+	report(os.Stdout, tp, su, off)
+	return nil
+}
+
+// row is one line of the table.
+type row struct {
+	figure, value, limit, ratio, target, result string
+}
+
+func report(w io.Writer, tp *throughputResult, su *startupResult, off *offsetsResult) {
+	var rows []row
+	var notes []string
+	if tp != nil {
+		c, p := slices.Max(tp.connectd), slices.Max(tp.plain)
+		rows = append(rows, row{
+			figure: fmt.Sprintf("file source throughput, best of %d", len(tp.connectd)),
+			value:  grouped(c) + " lines/s",
+			limit:  "plain producer " + grouped(p) + " lines/s",
+			ratio:  fmt.Sprintf("%.2f", c/p),
+			target: "ratio >= 0.80",
+			result: passMiss(c/p >= 0.8),
+		})
+		notes = append(notes,
+			fmt.Sprintf("throughput: %d lines of %d bytes (%.0f MB) per run; connectd runs %s lines/s, plain runs %s lines/s",
+				tp.lines, tp.lineBytes, float64(tp.lines*tp.lineBytes)/1e6, joinF(tp.connectd), joinF(tp.plain)),
+			fmt.Sprintf("throughput medians: connectd %s lines/s, plain %s lines/s, ratio %.2f; first record after: connectd %s, plain %s",
+				grouped(median(tp.connectd)), grouped(median(tp.plain)), median(tp.connectd)/median(tp.plain),
+				joinD(tp.connectdFirst), joinD(tp.plainFirst)),
+			fmt.Sprintf("throughput CPU (worker process + bench process), median: connectd %s, plain %s",
+				cpuSummary(tp.connectdCPU, tp.lines), cpuSummary(tp.plainCPU, tp.lines)))
+	}
+	if su != nil {
+		const readyLimit = 100 * time.Millisecond
+		const rssLimit = 40 << 20
+		med, worst := medianD(su.ready), slices.Max(su.ready)
+		rows = append(rows,
+			row{
+				figure: fmt.Sprintf("startup to first 200 from GET /, median of %d", len(su.ready)),
+				value:  ms(med), limit: ms(readyLimit),
+				ratio: fmt.Sprintf("%.2f", float64(med)/float64(readyLimit)), target: "ratio < 1", result: passMiss(med < readyLimit),
+			},
+			row{
+				figure: fmt.Sprintf("startup to first 200 from GET /, max of %d", len(su.ready)),
+				value:  ms(worst), limit: ms(readyLimit),
+				ratio: fmt.Sprintf("%.2f", float64(worst)/float64(readyLimit)), target: "ratio < 1", result: passMiss(worst < readyLimit),
+			})
+		rmed, rworst := medianI(su.rss), slices.Max(su.rss)
+		rows = append(rows,
+			row{
+				figure: fmt.Sprintf("idle RSS after %v, median of %d", su.idle, len(su.rss)),
+				value:  mb(rmed), limit: mb(rssLimit),
+				ratio: fmt.Sprintf("%.2f", float64(rmed)/rssLimit), target: "ratio < 1", result: passMiss(rmed < rssLimit),
+			},
+			row{
+				figure: fmt.Sprintf("idle RSS after %v, max of %d", su.idle, len(su.rss)),
+				value:  mb(rworst), limit: mb(rssLimit),
+				ratio: fmt.Sprintf("%.2f", float64(rworst)/rssLimit), target: "ratio < 1", result: passMiss(rworst < rssLimit),
+			})
+		var rs []string
+		for _, r := range su.rss {
+			rs = append(rs, fmt.Sprintf("%.1f", float64(r)/(1<<20)))
+		}
+		notes = append(notes, fmt.Sprintf("startup runs: %s; idle RSS runs (MiB): %s", joinD(su.ready), strings.Join(rs, ", ")))
+	}
+	if off != nil {
+		const limit = 200 * time.Millisecond
+		med := medianD(off.gets)
+		rows = append(rows, row{
+			figure: fmt.Sprintf("GET offsets, %s partitions, median of %d", grouped(float64(off.partitions)), len(off.gets)),
+			value:  ms(med), limit: ms(limit),
+			ratio: fmt.Sprintf("%.2f", float64(med)/float64(limit)), target: "ratio < 1", result: passMiss(med < limit),
+		})
+		notes = append(notes, fmt.Sprintf("offsets GETs: %s; body %s listing all %d partitions, checked",
+			joinD(off.gets), mb(int64(off.bodyBytes)), off.partitions))
+	}
+	if len(rows) == 0 {
+		return
+	}
+	head := row{"figure", "measured", "limit", "ratio", "target", "result"}
+	all := append([]row{head}, rows...)
+	width := make([]int, 6)
+	for _, r := range all {
+		for i, c := range r.cells() {
+			width[i] = max(width[i], len(c))
+		}
+	}
+	fmt.Fprintln(w)
+	for n, r := range all {
+		cells := r.cells()
+		var b strings.Builder
+		for i, c := range cells {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			if i == 1 || i == 3 { // numbers right-aligned
+				fmt.Fprintf(&b, "%*s", width[i], c)
+			} else {
+				fmt.Fprintf(&b, "%-*s", width[i], c)
+			}
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+		if n == 0 {
+			fmt.Fprintln(w, strings.Repeat("-", len(strings.TrimRight(b.String(), " "))))
+		}
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "machine: %s, %s/%s, %d CPUs, GOMAXPROCS %d; throughput is the best run, the others the median and max\n",
+		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0))
+	for _, n := range notes {
+		fmt.Fprintln(w, n)
+	}
+}
+
+func (r row) cells() []string {
+	return []string{r.figure, r.value, r.limit, r.ratio, r.target, r.result}
+}
+
+func passMiss(ok bool) string {
+	if ok {
+		return "PASS"
+	}
+	return "MISS"
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond)) }
+
+func mb(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
+
+// grouped formats a rate as an integer with thousands separators.
+func grouped(v float64) string {
+	s := fmt.Sprintf("%d", int64(v+0.5))
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func joinF(vs []float64) string {
+	var out []string
+	for _, v := range vs {
+		out = append(out, grouped(v))
+	}
+	return strings.Join(out, ", ")
+}
+
+func joinD(ds []time.Duration) string {
+	var out []string
+	for _, d := range ds {
+		out = append(out, ms(d))
+	}
+	return strings.Join(out, ", ")
+}
+
+func median(vs []float64) float64 {
+	s := slices.Sorted(slices.Values(vs))
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func medianD(ds []time.Duration) time.Duration {
+	s := slices.Sorted(slices.Values(ds))
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func medianI(vs []int64) int64 {
+	s := slices.Sorted(slices.Values(vs))
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// cpuSummary gives the median cores busy and CPU seconds per million
+// lines over a set of runs.
+func cpuSummary(cs []cpuUse, lines int) string {
+	var cores, perM []float64
+	for _, c := range cs {
+		total := (c.worker + c.bench).Seconds()
+		cores = append(cores, total/c.wall.Seconds())
+		perM = append(perM, total/float64(lines)*1e6)
+	}
+	return fmt.Sprintf("%.2f cores busy, %.2f CPU-s per million lines", median(cores), median(perM))
+}

@@ -1,0 +1,257 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// proc is a `connectd standalone` process started from the built binary,
+// with its own embedded broker, REST listener and data directory.
+type proc struct {
+	cmd     *exec.Cmd
+	dir     string
+	rest    string // http://host:port
+	kafka   string // host:port of the embedded broker
+	logPath string
+	started time.Time // just before exec
+	exited  chan struct{}
+	waitErr error
+	logFile *os.File
+	stopped bool
+}
+
+// freePort returns a TCP port that was free a moment ago.
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// startWorker writes worker.properties into dir (fresh data dirs, free
+// ports, plus extra) and execs `connectd standalone worker.properties`.
+// It does not wait for the REST API; see waitReady.
+func startWorker(bin, dir string, extra map[string]string) (*proc, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	restPort, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	kafkaPort, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	for kafkaPort == restPort {
+		if kafkaPort, err = freePort(); err != nil {
+			return nil, err
+		}
+	}
+	props := map[string]string{
+		"listeners":                    fmt.Sprintf("http://127.0.0.1:%d", restPort),
+		"embedded.kafka.listeners":     fmt.Sprintf("127.0.0.1:%d", kafkaPort),
+		"embedded.kafka.data.dir":      filepath.Join(dir, "kafka"),
+		"offset.storage.file.filename": filepath.Join(dir, "connect.offsets"),
+	}
+	for k, v := range extra {
+		props[k] = v
+	}
+	var b strings.Builder
+	keys := make([]string, 0, len(props))
+	for k := range props {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s=%s\n", k, props[k])
+	}
+	propsPath := filepath.Join(dir, "worker.properties")
+	if err := os.WriteFile(propsPath, []byte(b.String()), 0o644); err != nil {
+		return nil, err
+	}
+	p := &proc{
+		dir:     dir,
+		rest:    fmt.Sprintf("http://127.0.0.1:%d", restPort),
+		kafka:   fmt.Sprintf("127.0.0.1:%d", kafkaPort),
+		logPath: filepath.Join(dir, "connectd.log"),
+		exited:  make(chan struct{}),
+	}
+	if p.logFile, err = os.Create(p.logPath); err != nil {
+		return nil, err
+	}
+	p.cmd = exec.Command(bin, "standalone", propsPath)
+	p.cmd.Dir = dir
+	p.cmd.Stdout = p.logFile
+	p.cmd.Stderr = p.logFile
+	p.started = time.Now()
+	if err := p.cmd.Start(); err != nil {
+		p.logFile.Close()
+		return nil, fmt.Errorf("starting %s: %w", bin, err)
+	}
+	go func() {
+		p.waitErr = p.cmd.Wait()
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+// waitReady polls GET / until it answers 200 and returns the time of that
+// answer. Connection attempts are cheap (refused at once), so the poll
+// interval is short to keep the measurement's granularity well under a
+// millisecond without spinning a core.
+func (p *proc) waitReady(timeout time.Duration) (time.Time, error) {
+	client := &http.Client{
+		Timeout:   2 * time.Second,
+		Transport: &http.Transport{DisableKeepAlives: true},
+	}
+	deadline := p.started.Add(timeout)
+	for {
+		select {
+		case <-p.exited:
+			return time.Time{}, fmt.Errorf("connectd exited before its REST API answered (%v); log:\n%s", p.waitErr, p.logTail())
+		default:
+		}
+		resp, err := client.Get(p.rest + "/")
+		if err == nil {
+			now := time.Now()
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return now, nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return time.Time{}, fmt.Errorf("GET %s/ did not answer 200 within %v (last error %v); log:\n%s", p.rest, timeout, err, p.logTail())
+		}
+		time.Sleep(250 * time.Microsecond)
+	}
+}
+
+// rssBytes reads VmRSS from /proc/<pid>/status.
+func (p *proc) rssBytes() (int64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			var kb int64
+			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err != nil {
+				return 0, fmt.Errorf("parsing VmRSS %q: %w", line, err)
+			}
+			return kb * 1024, nil
+		}
+	}
+	return 0, errors.New("no VmRSS line in /proc/<pid>/status")
+}
+
+// cpuTime reads the CPU time (user + system, all threads) the process
+// has used from /proc/<pid>/stat, in clock ticks of 10 ms (USER_HZ).
+func (p *proc) cpuTime() (time.Duration, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) may hold spaces; fields after it start
+	// with the state (field 3). utime and stime are fields 14 and 15.
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return 0, errors.New("malformed /proc/<pid>/stat")
+	}
+	f := strings.Fields(string(data[i+1:]))
+	if len(f) < 13 {
+		return 0, errors.New("short /proc/<pid>/stat")
+	}
+	var utime, stime int64
+	if _, err := fmt.Sscan(f[11], &utime); err != nil {
+		return 0, err
+	}
+	if _, err := fmt.Sscan(f[12], &stime); err != nil {
+		return 0, err
+	}
+	const userHZ = 100
+	return time.Duration(utime+stime) * time.Second / userHZ, nil
+}
+
+// stop sends SIGTERM and waits for a clean exit, killing the process if it
+// takes longer than 30 s.
+func (p *proc) stop() error {
+	if p == nil || p.stopped {
+		return nil
+	}
+	p.stopped = true
+	defer p.logFile.Close()
+	select {
+	case <-p.exited:
+		return fmt.Errorf("connectd had already exited (%v); log:\n%s", p.waitErr, p.logTail())
+	default:
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.exited:
+		return nil
+	case <-time.After(30 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+		return errors.New("connectd did not stop within 30 s of SIGTERM; killed")
+	}
+}
+
+// logTail returns the end of the worker's log, for error messages.
+func (p *proc) logTail() string {
+	data, _ := os.ReadFile(p.logPath)
+	if len(data) > 4000 {
+		data = data[len(data)-4000:]
+	}
+	return string(data)
+}
+
+// do sends a REST request and returns the status and body.
+func (p *proc) do(ctx context.Context, method, path, body string) (int, []byte, error) {
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, p.rest+path, r)
+	if err != nil {
+		return 0, nil, err
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	var buf bytes.Buffer
+	_, err = buf.ReadFrom(resp.Body)
+	return resp.StatusCode, buf.Bytes(), err
+}
+
+// must is do that fails unless the status is want.
+func (p *proc) must(ctx context.Context, want int, method, path, body string) ([]byte, error) {
+	code, resp, err := p.do(ctx, method, path, body)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	if code != want {
+		return nil, fmt.Errorf("%s %s: status %d, want %d; body %s", method, path, code, want, resp)
+	}
+	return resp, nil
+}
