@@ -14,7 +14,15 @@ type Header struct {
 // Kafka has acknowledged the record. Both maps may only hold primitive
 // values (nil, bool, string, integers, floats): they are stored as JSON,
 // read back with integers as int64 and other numbers as float64, as Java
-// workers do.
+// workers do. The runtime keeps references to both maps until the offset
+// is committed, so a task must not modify a map after returning it; it may
+// return the same partition map with every record, which is cheaper.
+//
+// A record may carry a SourcePartition and a nil SourceOffset: it then
+// only holds back the commit of its partition until Kafka acknowledged it.
+// A task that reads in batches can so give its offset to the last record
+// of each batch only, and save a map per record; after a crash it resumes
+// from the last batch committed.
 type SourceRecord struct {
 	SourcePartition map[string]any
 	SourceOffset    map[string]any

@@ -15,7 +15,10 @@
 // The source task stores, per file, the partition {"filename": <file>}
 // (the "file" setting verbatim) with the offset {"position": <int64>}: the
 // position just after the last emitted line and its terminator, that is
-// where the next unread line starts. On restart it resumes there.
+// where the next unread line starts. On restart it resumes there. Only
+// the last record of each poll carries the position (the runtime commits
+// it once the whole batch is acknowledged): a map per line cost more than
+// reading the line, and the stored offsets are the same.
 //
 // Deliberate deviation: Kafka's task counts position in decoded UTF-16
 // chars but skips that many bytes on restart, so its offsets are wrong for
@@ -32,8 +35,8 @@
 //   - stdin, named pipes and devices are read on a goroutine, so Poll never
 //     blocks on them and returns promptly when its ctx is done;
 //   - invalid UTF-8 bytes in a line become U+FFFD, one per bad byte;
-//   - a negative stored position (only possible in corrupt offsets) is
-//     read as 0;
+//   - a negative stored position (only possible in corrupt offsets) fails
+//     the task instead of being read as 0;
 //   - a read error fails the source task instead of being swallowed, and
 //     sink write errors are returned instead of being ignored as a Java
 //     PrintStream does;

@@ -105,8 +105,8 @@ func (t *SourceTask) Start(ctx connect.SourceTaskContext, config map[string]stri
 			return errors.New("Offset position is the incorrect type")
 		}
 		if pos < 0 {
-			slog.Warn("Ignoring negative stored offset of FileStreamSourceTask", "file", t.filename, "position", pos)
-			pos = 0
+			// Reading from 0 instead would silently replay the file.
+			return fmt.Errorf("The stored offset position %d of file %s is negative; alter it through the offsets API", pos, t.filename)
 		}
 		t.startPos = pos
 	}
@@ -309,7 +309,11 @@ func (t *SourceTask) extract(recs []*connect.SourceRecord) []*connect.SourceReco
 		rec.ValueSchema = connect.StringSchema
 		rec.Value = value
 		rec.Timestamp = now
-		if t.partition != nil {
+		// Only the batch's last record carries the position: the
+		// runtime commits a partition's offset once every record before
+		// it was acknowledged, so the batch commits as a whole, and a
+		// map per line would cost more than reading the line.
+		if t.partition != nil && i == len(block)-1 {
 			rec.SourceOffset = map[string]any{PositionField: t.pos}
 		}
 		recs = append(recs, rec)

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/connectd/connectd/connect"
 	"github.com/connectd/connectd/internal/storage"
@@ -31,7 +34,12 @@ type sourceTask struct {
 	// committing past an unacknowledged record could lose it in a crash.
 	pending   map[string]*partitionQueue
 	sendErr   error
-	topicSeen map[string]bool
+	topicSeen map[string]bool // used by the sending goroutine only
+
+	// The last partition map seen and its canonical key (sending
+	// goroutine only, under mu).
+	lastPartition unsafe.Pointer
+	lastKey       string
 }
 
 type partitionQueue struct {
@@ -39,10 +47,22 @@ type partitionQueue struct {
 	records   []*pendingRecord
 }
 
+// pendingRecord is the newest offset of one source partition within one
+// batch of records. It is acknowledged when every record of the batch is.
 type pendingRecord struct {
 	offset map[string]any
-	acked  bool
+	batch  *batchAck
 }
+
+// batchAck counts the records of a batch that Kafka has not acknowledged
+// yet. Acknowledging per batch, not per record, keeps the bookkeeping to
+// a few allocations a batch; commits are as fine-grained as the task's
+// batches.
+type batchAck struct {
+	outstanding atomic.Int64
+}
+
+func (p *pendingRecord) acked() bool { return p.batch.outstanding.Load() == 0 }
 
 func (w *Worker) newSourceTask(t *Task, task connect.SourceTask, connConfig, taskConfig map[string]string) (*sourceTask, error) {
 	kc, err := w.converter(connConfig, true)
@@ -92,7 +112,27 @@ func (s *sourceTask) run(ctx context.Context) {
 	if paused, _ := s.pauseState(); !paused {
 		s.report("RUNNING", "")
 	}
-	err := s.loop(ctx)
+	// Polling and sending run on two goroutines, so that the task reads
+	// its next batch while the previous one is converted and handed to
+	// the producer. The channel holds one batch: enough to overlap the
+	// two, little enough that a stop leaves almost nothing in flight.
+	batches := make(chan []*connect.SourceRecord, 1)
+	sent := make(chan struct{})
+	go func() {
+		defer close(sent)
+		for recs := range batches {
+			if s.sendErrNow() != nil {
+				continue // the task is failing: send nothing more
+			}
+			if err := s.send(recs); err != nil {
+				s.setSendErr(err)
+				s.cancel()
+			}
+		}
+	}()
+	err := s.loop(ctx, batches)
+	close(batches)
+	<-sent
 	if err == nil {
 		err = s.sendErrNow()
 	}
@@ -116,7 +156,7 @@ func (s *sourceTask) run(ctx context.Context) {
 	s.report("UNASSIGNED", "")
 }
 
-func (s *sourceTask) loop(ctx context.Context) error {
+func (s *sourceTask) loop(ctx context.Context, batches chan<- []*connect.SourceRecord) error {
 	lastCommit := time.Now()
 	for {
 		if !s.waitWhilePaused(ctx, nil) {
@@ -128,21 +168,16 @@ func (s *sourceTask) loop(ctx context.Context) error {
 			recs, err = s.task.Poll(ctx)
 			return err
 		})
-		if ctx.Err() != nil {
+		if err != nil && ctx.Err() == nil {
+			return err
+		}
+		if err == nil && len(recs) > 0 {
 			// Records polled while stopping are still sent: the task
 			// has moved past them.
-			if err == nil {
-				if err := s.send(ctx, recs); err != nil {
-					return err
-				}
-			}
+			batches <- recs
+		}
+		if ctx.Err() != nil {
 			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if err := s.send(ctx, recs); err != nil {
-			return err
 		}
 		if time.Since(lastCommit) >= s.w.cfg.OffsetFlush {
 			if err := s.commit(); err != nil {
@@ -153,26 +188,47 @@ func (s *sourceTask) loop(ctx context.Context) error {
 	}
 }
 
-func (s *sourceTask) send(ctx context.Context, recs []*connect.SourceRecord) error {
-	for _, rec := range recs {
-		if err := s.sendErrNow(); err != nil {
-			return err
-		}
-		kr, err := s.toKafka(rec)
+func (s *sourceTask) send(recs []*connect.SourceRecord) error {
+	batch := s.track(recs)
+	// One promise for the whole batch, and the Kafka records in one
+	// block: per-record allocations are what bounds throughput here.
+	promise := func(r *kgo.Record, err error) {
 		if err != nil {
+			s.setSendErr(fmt.Errorf("sending a record to topic %s: %w", r.Topic, err))
+			s.cancel()
+			return
+		}
+		batch.outstanding.Add(-1)
+	}
+	krs := make([]kgo.Record, len(recs))
+	for i, rec := range recs {
+		if err := s.toKafka(rec, &krs[i]); err != nil {
 			return err
 		}
-		pr := s.track(rec)
 		s.noteTopic(rec.Topic)
+		p := promise
+		if s.recordAcks != nil {
+			p = func(r *kgo.Record, err error) {
+				promise(r, err)
+				if err == nil {
+					s.commitRecord(rec, r)
+				}
+			}
+		}
 		// Produce blocks while the client buffers too many records,
-		// which is the back-pressure on Poll. It must not be cancelled
-		// by ctx: a record the task handed over is sent even when the
-		// task is being stopped.
-		s.client.Produce(context.WithoutCancel(ctx), kr, func(r *kgo.Record, err error) {
-			s.acked(rec, pr, r, err)
-		})
+		// which is the back-pressure on Poll. No context cancels it: a
+		// record the task handed over is sent even while it stops.
+		s.client.Produce(context.Background(), &krs[i], p)
 	}
 	return s.sendErrNow()
+}
+
+func (s *sourceTask) setSendErr(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sendErr == nil {
+		s.sendErr = err
+	}
 }
 
 func (s *sourceTask) sendErrNow() error {
@@ -188,19 +244,19 @@ func (s *sourceTask) noteTopic(topic string) {
 	}
 }
 
-func (s *sourceTask) toKafka(rec *connect.SourceRecord) (*kgo.Record, error) {
+func (s *sourceTask) toKafka(rec *connect.SourceRecord, kr *kgo.Record) error {
 	if rec.Topic == "" {
-		return nil, errors.New("source record has no topic")
+		return errors.New("source record has no topic")
 	}
 	key, err := s.keyConv.FromConnectData(rec.Topic, rec.KeySchema, rec.Key)
 	if err != nil {
-		return nil, fmt.Errorf("converting the key of a record for topic %s: %w", rec.Topic, err)
+		return fmt.Errorf("converting the key of a record for topic %s: %w", rec.Topic, err)
 	}
 	value, err := s.valueConv.FromConnectData(rec.Topic, rec.ValueSchema, rec.Value)
 	if err != nil {
-		return nil, fmt.Errorf("converting the value of a record for topic %s: %w", rec.Topic, err)
+		return fmt.Errorf("converting the value of a record for topic %s: %w", rec.Topic, err)
 	}
-	kr := &kgo.Record{Topic: rec.Topic, Key: key, Value: value, Timestamp: rec.Timestamp}
+	kr.Topic, kr.Key, kr.Value, kr.Timestamp = rec.Topic, key, value, rec.Timestamp
 	if rec.Partition != nil {
 		kr.Partition = *rec.Partition
 		kr.Context = explicitPartition
@@ -208,7 +264,7 @@ func (s *sourceTask) toKafka(rec *connect.SourceRecord) (*kgo.Record, error) {
 	for _, h := range rec.Headers {
 		kr.Headers = append(kr.Headers, kgo.RecordHeader{Key: h.Key, Value: headerBytes(h.Value)})
 	}
-	return kr, nil
+	return nil
 }
 
 func headerBytes(v any) []byte {
@@ -223,43 +279,63 @@ func headerBytes(v any) []byte {
 	return fmt.Append(nil, v)
 }
 
-func (s *sourceTask) track(rec *connect.SourceRecord) *pendingRecord {
-	if rec.SourcePartition == nil || rec.SourceOffset == nil {
-		return nil
-	}
-	key := storage.CanonicalKey(s.Connector, rec.SourcePartition)
-	pr := &pendingRecord{offset: rec.SourceOffset}
+// track queues, per source partition in the batch, the batch's newest
+// offset behind those already sent, under one lock. A partition whose
+// records in this batch carry no offset still gets an entry: it holds back
+// later offsets of the partition until the batch is acknowledged.
+func (s *sourceTask) track(recs []*connect.SourceRecord) *batchAck {
+	batch := &batchAck{}
+	batch.outstanding.Store(int64(len(recs)))
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	var last *pendingRecord
+	var lastKey string
+	for _, rec := range recs {
+		if rec.SourcePartition == nil {
+			continue
+		}
+		key := s.partitionKey(rec.SourcePartition)
+		if last == nil || key != lastKey {
+			last, lastKey = s.entryFor(key, rec.SourcePartition, batch), key
+		}
+		if rec.SourceOffset != nil {
+			last.offset = rec.SourceOffset
+		}
+	}
+	return batch
+}
+
+// entryFor returns the batch's entry in a partition's queue, adding it
+// when the partition has none for this batch yet.
+func (s *sourceTask) entryFor(key string, partition map[string]any, batch *batchAck) *pendingRecord {
 	q := s.pending[key]
 	if q == nil {
-		q = &partitionQueue{partition: rec.SourcePartition}
+		q = &partitionQueue{partition: partition}
 		s.pending[key] = q
 	}
+	if n := len(q.records); n > 0 && q.records[n-1].batch == batch {
+		return q.records[n-1]
+	}
+	pr := &pendingRecord{batch: batch}
 	q.records = append(q.records, pr)
-	s.mu.Unlock()
 	return pr
 }
 
-func (s *sourceTask) acked(rec *connect.SourceRecord, pr *pendingRecord, r *kgo.Record, err error) {
-	if err != nil {
-		s.mu.Lock()
-		if s.sendErr == nil {
-			s.sendErr = fmt.Errorf("sending a record to topic %s: %w", r.Topic, err)
-		}
-		s.mu.Unlock()
-		s.cancel()
-		return
+// partitionKey returns the canonical key of a source partition. Tasks
+// usually hand the same partition map with every record; computing the
+// key once per map, not once per record, keeps it off the hot path.
+func (s *sourceTask) partitionKey(p map[string]any) string {
+	ptr := reflect.ValueOf(p).UnsafePointer()
+	if ptr != s.lastPartition {
+		s.lastPartition, s.lastKey = ptr, storage.CanonicalKey(s.Connector, p)
 	}
-	if pr != nil {
-		s.mu.Lock()
-		pr.acked = true
-		s.mu.Unlock()
-	}
-	if s.recordAcks != nil {
-		meta := connect.RecordMetadata{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, Timestamp: r.Timestamp}
-		if err := safeCall(func() error { return s.recordAcks.CommitRecord(rec, meta) }); err != nil {
-			s.w.log.Warn("commitRecord failed", "connector", s.Connector, "task", s.ID, "error", err)
-		}
+	return s.lastKey
+}
+
+func (s *sourceTask) commitRecord(rec *connect.SourceRecord, r *kgo.Record) {
+	meta := connect.RecordMetadata{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, Timestamp: r.Timestamp}
+	if err := safeCall(func() error { return s.recordAcks.CommitRecord(rec, meta) }); err != nil {
+		s.w.log.Warn("commitRecord failed", "connector", s.Connector, "task", s.ID, "error", err)
 	}
 }
 
@@ -270,14 +346,17 @@ func (s *sourceTask) commit() error {
 	var entries []storage.PartitionOffset
 	for key, q := range s.pending {
 		n := 0
-		for n < len(q.records) && q.records[n].acked {
+		var newest map[string]any
+		for n < len(q.records) && q.records[n].acked() {
+			if off := q.records[n].offset; off != nil {
+				newest = off
+			}
 			n++
 		}
-		if n == 0 {
-			continue
-		}
-		entries = append(entries, storage.PartitionOffset{Partition: q.partition, Offset: q.records[n-1].offset})
 		q.records = q.records[n:]
+		if newest != nil {
+			entries = append(entries, storage.PartitionOffset{Partition: q.partition, Offset: newest})
+		}
 		if len(q.records) == 0 {
 			delete(s.pending, key)
 		}
