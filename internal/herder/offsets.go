@@ -95,24 +95,17 @@ func (h *Standalone) AlterConnectorOffsets(ctx context.Context, name string, off
 	if len(offsets) == 0 {
 		return "", BadRequest("Partitions / offsets need to be provided for an alter offsets request")
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	cs, err := h.get(name)
-	if err != nil {
-		return "", err
-	}
-	if cs.target != Stopped || len(cs.tasks) > 0 || len(cs.taskConfigs) > 0 {
-		return "", notStopped(name)
-	}
-	handled, err := h.modifyOffsets(ctx, cs, offsets, false)
-	if err != nil {
-		return "", err
-	}
-	return successMessage(handled, "altered"), nil
+	return h.changeOffsets(ctx, name, offsets, false)
 }
 
 // ResetConnectorOffsets answers DELETE /connectors/{c}/offsets.
 func (h *Standalone) ResetConnectorOffsets(ctx context.Context, name string) (string, error) {
+	return h.changeOffsets(ctx, name, nil, true)
+}
+
+// changeOffsets runs an alter or reset once the connector is known to be
+// STOPPED with no task left, and words the answer as Kafka Connect does.
+func (h *Standalone) changeOffsets(ctx context.Context, name string, offsets []ConnectorOffset, reset bool) (string, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	cs, err := h.get(name)
@@ -122,11 +115,15 @@ func (h *Standalone) ResetConnectorOffsets(ctx context.Context, name string) (st
 	if cs.target != Stopped || len(cs.tasks) > 0 || len(cs.taskConfigs) > 0 {
 		return "", notStopped(name)
 	}
-	handled, err := h.modifyOffsets(ctx, cs, nil, true)
+	handled, err := h.modifyOffsets(ctx, cs, offsets, reset)
 	if err != nil {
 		return "", err
 	}
-	return successMessage(handled, "reset"), nil
+	verb := "altered"
+	if reset {
+		verb = "reset"
+	}
+	return successMessage(handled, verb), nil
 }
 
 // modifyOffsets alters (or, with reset, removes) a connector's offsets

@@ -488,75 +488,58 @@ func (h *Standalone) DeleteConnector(ctx context.Context, name string) error {
 
 // PauseConnector answers PUT /connectors/{c}/pause.
 func (h *Standalone) PauseConnector(ctx context.Context, name string) error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	cs, ok := h.conns[name]
-	if !ok {
-		return NotFound("Unknown connector %s", name)
-	}
-	if cs.target == Paused {
-		return nil
-	}
-	prev := cs.target
-	cs.target = Paused
-	if err := h.persist(cs); err != nil {
-		cs.target = prev
-		return err
-	}
-	h.stopInstance(cs)
-	h.status.setConnector(name, StatePaused, "")
-	for _, t := range cs.tasks {
-		t.Pause()
-	}
-	return nil
+	return h.setTarget(name, Paused, func(cs *connState) {
+		h.stopInstance(cs)
+		h.status.setConnector(name, StatePaused, "")
+		for _, t := range cs.tasks {
+			t.Pause()
+		}
+	})
 }
 
 // ResumeConnector answers PUT /connectors/{c}/resume; it also starts a
 // STOPPED connector.
 func (h *Standalone) ResumeConnector(ctx context.Context, name string) error {
+	return h.setTarget(name, Started, func(cs *connState) {
+		for _, t := range cs.tasks {
+			t.Resume()
+		}
+		if cs.inst == nil {
+			h.startConnector(cs)
+		}
+	})
+}
+
+// setTarget persists a new target state, then applies it. Asking for the
+// state a connector already has changes nothing.
+func (h *Standalone) setTarget(name string, target TargetState, apply func(*connState)) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	cs, ok := h.conns[name]
 	if !ok {
 		return NotFound("Unknown connector %s", name)
 	}
-	if cs.target == Started {
+	if cs.target == target {
 		return nil
 	}
 	prev := cs.target
-	cs.target = Started
+	cs.target = target
 	if err := h.persist(cs); err != nil {
 		cs.target = prev
 		return err
 	}
-	for _, t := range cs.tasks {
-		t.Resume()
-	}
-	if cs.inst == nil {
-		h.startConnector(cs)
-	}
+	apply(cs)
 	return nil
 }
 
 // StopConnector answers PUT /connectors/{c}/stop: tasks are stopped (their
 // offsets committed) and removed, then the connector instance.
 func (h *Standalone) StopConnector(ctx context.Context, name string) error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	cs, ok := h.conns[name]
-	if !ok {
-		return NotFound("Unknown connector %s", name)
-	}
-	prev := cs.target
-	cs.target = Stopped
-	if err := h.persist(cs); err != nil {
-		cs.target = prev
-		return err
-	}
-	h.stopTasks(cs, true)
-	h.stopInstance(cs)
-	h.status.setConnector(name, StateStopped, "")
-	return nil
+	return h.setTarget(name, Stopped, func(cs *connState) {
+		h.stopTasks(cs, true)
+		h.stopInstance(cs)
+		h.status.setConnector(name, StateStopped, "")
+	})
 }
 
 // RestartConnector answers POST /connectors/{c}/restart without
