@@ -3,7 +3,6 @@ package storage
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"os"
 	"slices"
@@ -52,15 +51,8 @@ type ConfigFileStore struct {
 // pipeline the operator had configured.
 func OpenConfigFileStore(path string) (*ConfigFileStore, error) {
 	s := &ConfigFileStore{path: path, connectors: map[string]StoredConnector{}}
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return s, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("cannot read %s %s: %w", connectorsFile, path, err)
-	}
-	if err := s.load(data); err != nil {
-		return nil, &CorruptFileError{File: connectorsFile, Path: path, Reason: err.Error()}
+	if err := loadFile(path, connectorsFile, s.load); err != nil {
+		return nil, err
 	}
 	return s, nil
 }

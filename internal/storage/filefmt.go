@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"sort"
 	"strings"
 
@@ -129,4 +131,21 @@ func indentJSON(compact []byte) ([]byte, error) {
 	}
 	buf.WriteByte('\n')
 	return buf.Bytes(), nil
+}
+
+// loadFile reads a store's file and hands its bytes to load. A missing
+// file is a first start and loads nothing; a file that cannot be read or
+// loaded is an error naming it.
+func loadFile(path, kind string, load func([]byte) error) error {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("cannot read %s %s: %w", kind, path, err)
+	}
+	if err := load(data); err != nil {
+		return &CorruptFileError{File: kind, Path: path, Reason: err.Error()}
+	}
+	return nil
 }

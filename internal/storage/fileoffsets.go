@@ -3,9 +3,7 @@ package storage
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"os"
 	"slices"
@@ -86,15 +84,8 @@ type offsetEntry struct {
 // because that would silently reset every source connector.
 func OpenFileOffsetStore(path string) (*FileOffsetStore, error) {
 	s := &FileOffsetStore{path: path, conns: map[string]*connectorOffsets{}}
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return s, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("cannot read %s %s: %w", offsetsFile, path, err)
-	}
-	if err := s.load(data); err != nil {
-		return nil, &CorruptFileError{File: offsetsFile, Path: path, Reason: err.Error()}
+	if err := loadFile(path, offsetsFile, s.load); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
