@@ -135,6 +135,12 @@ func (t *SinkTask) Put(records []connect.SinkRecord) error {
 			return fmt.Errorf("writing to %s: %w", t.logName(), err)
 		}
 	}
+	// Hand the batch to the OS now, as Java's PrintStream hands each
+	// line, so readers of the file see it at once; only the fsync waits
+	// for Flush.
+	if err := t.w.Flush(); err != nil {
+		return fmt.Errorf("writing to %s: %w", t.logName(), err)
+	}
 	return nil
 }
 
