@@ -75,11 +75,8 @@ func NewStandalone(cfg *worker.Config, bootstrap []string, offsets *storage.File
 func (h *Standalone) Start(ctx context.Context, fromFiles []StoredConnector) error {
 	for _, sc := range h.configs.List() {
 		h.mu.Lock()
-		err := h.add(sc.Name, sc.Config, TargetState(sc.TargetState))
+		h.add(sc.Name, sc.Config, TargetState(sc.TargetState))
 		h.mu.Unlock()
-		if err != nil {
-			return fmt.Errorf("starting stored connector %s: %w", sc.Name, err)
-		}
 	}
 	for _, fc := range fromFiles {
 		if cur, err := h.ConnectorConfig(ctx, fc.Name); err == nil {
@@ -120,18 +117,20 @@ func (h *Standalone) Close() {
 
 // add registers a validated connector and starts it as its target state
 // says. The caller holds h.mu.
-func (h *Standalone) add(name string, config map[string]string, target TargetState) error {
-	_, p, err := worker.Instantiate(config["connector.class"])
-	if err != nil {
-		return BadRequest("%s", err.Error())
-	}
+func (h *Standalone) add(name string, config map[string]string, target TargetState) {
 	if target == "" {
 		target = Started
 	}
+	_, p, err := worker.Instantiate(config["connector.class"])
 	cs := &connState{name: name, config: config, target: target, plugin: p, tasks: map[int]*worker.Task{}}
 	h.conns[name] = cs
+	if err != nil {
+		// A stored connector whose plugin is gone fails alone; the
+		// others start, and this one can still be fixed or deleted.
+		h.status.setConnector(name, StateFailed, trace(err))
+		return
+	}
 	h.startConnector(cs)
-	return nil
 }
 
 func (h *Standalone) get(name string) (*connState, error) {

@@ -145,3 +145,19 @@ func TestCreateWithInitialOffsets(t *testing.T) {
 		t.Fatalf("topic holds %v, want lines 3 and 4", got)
 	}
 }
+
+// A stored connector whose plugin is missing fails alone: the worker and
+// the other connectors start, and it can still be deleted.
+func TestStoredConnectorWithUnknownClassFailsAlone(t *testing.T) {
+	dir := t.TempDir()
+	stored := `{"format":"connectd.connectors","version":1,"connectors":[{"name":"gone","config":{"connector.class":"com.example.Gone","name":"gone"},"target_state":"STARTED"}]}`
+	if err := os.WriteFile(filepath.Join(dir, "connect.offsets.connectors.json"), []byte(stored), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w := startWorker(t, dir, stringConverters)
+	body := w.must(200, "GET", "/connectors/gone/status", "")
+	if !strings.Contains(body, `"state":"FAILED"`) || !strings.Contains(body, "com.example.Gone") || !strings.Contains(body, `"type":"unknown"`) {
+		t.Fatalf("status of the connector with a missing plugin: %s", body)
+	}
+	w.must(204, "DELETE", "/connectors/gone", "")
+}
