@@ -1,10 +1,15 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // Every error case of the offsets endpoints answers with the status and
@@ -85,5 +90,38 @@ func TestOffsetsEndpointErrors(t *testing.T) {
 	w.must(200, "PATCH", "/connectors/sink/offsets", `{"offsets":[{"partition":{"kafka_topic":"t","kafka_partition":0},"offset":null}]}`)
 	if body := w.must(200, "GET", "/connectors/sink/offsets", ""); body != `{"offsets":[]}` {
 		t.Fatalf("sink offsets after null offset: %s", body)
+	}
+}
+
+// While something still consumes in a stopped sink's group (a zombie
+// task), the broker refuses offset changes and the answer says why and
+// that the request can be retried.
+func TestSinkOffsetsWithZombieMember(t *testing.T) {
+	dir := t.TempDir()
+	w := startWorker(t, dir, stringConverters)
+	w.must(201, "POST", "/connectors", jsonString(map[string]any{
+		"name": "zsink", "config": map[string]string{"connector.class": "FileStreamSink", "file": filepath.Join(dir, "out.txt"), "topics": "zt"},
+		"initial_state": "STOPPED",
+	}))
+	zombie, err := kgo.NewClient(kgo.SeedBrokers(w.bootstrap()), kgo.ConsumerGroup("connect-zsink"), kgo.ConsumeTopics("zt"), kgo.AllowAutoTopicCreation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zombie.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	go zombie.PollFetches(ctx) // joins the group
+	adm := kadm.NewClient(zombie)
+	eventually(t, "the zombie to join", func() bool {
+		groups, err := adm.DescribeGroups(ctx, "connect-zsink")
+		return err == nil && len(groups["connect-zsink"].Members) == 1
+	})
+	code, body := w.do("PATCH", "/connectors/zsink/offsets", `{"offsets":[{"partition":{"kafka_topic":"zt","kafka_partition":0},"offset":{"kafka_offset":0}}]}`)
+	if code != 500 || !strings.Contains(body, "Failed to alter consumer group offsets for connector zsink either because its tasks haven't stopped completely yet") {
+		t.Errorf("PATCH with a zombie member: %d %s", code, body)
+	}
+	code, body = w.do("DELETE", "/connectors/zsink/offsets", "")
+	if code != 500 || !strings.Contains(body, "Failed to reset consumer group offsets for connector zsink either because its tasks haven't stopped completely yet") {
+		t.Errorf("DELETE with a zombie member: %d %s", code, body)
 	}
 }
