@@ -47,23 +47,49 @@ func (h *Standalone) ConnectorOffsets(ctx context.Context, name string) (*Connec
 	if err != nil {
 		return nil, err
 	}
-	if typ == connect.PluginSink {
-		return h.sinkOffsets(ctx, name, config)
+	return h.om.get(ctx, connectorRef{name: name, config: config, typ: typ})
+}
+
+// offsetsManager reads and changes connectors' offsets: source offsets in
+// the worker's offset store, sink offsets in the consumer groups. Both
+// herders use it; they decide when a change is allowed.
+type offsetsManager struct {
+	w     *worker.Worker
+	store sourceOffsetStore
+}
+
+// sourceOffsetStore is where source offsets live: the standalone file or
+// the offsets topic.
+type sourceOffsetStore interface {
+	Offsets(connector string) []storage.PartitionOffset
+	Put(connector string, entries []storage.PartitionOffset) error
+}
+
+// connectorRef is what offsets operations need to know of a connector.
+type connectorRef struct {
+	name   string
+	config map[string]string
+	typ    connect.PluginType
+}
+
+func (m offsetsManager) get(ctx context.Context, c connectorRef) (*ConnectorOffsets, error) {
+	if c.typ == connect.PluginSink {
+		return m.sinkOffsets(ctx, c.name, c.config)
 	}
 	out := &ConnectorOffsets{Offsets: []ConnectorOffset{}}
-	for _, po := range h.offsets.Offsets(name) {
+	for _, po := range m.store.Offsets(c.name) {
 		out.Offsets = append(out.Offsets, ConnectorOffset{Partition: po.Partition, Offset: po.Offset})
 	}
 	return out, nil
 }
 
-func (h *Standalone) sinkOffsets(ctx context.Context, name string, config map[string]string) (*ConnectorOffsets, error) {
-	adm, closeAdm, err := h.w.Admin(name, config)
+func (m offsetsManager) sinkOffsets(ctx context.Context, name string, config map[string]string) (*ConnectorOffsets, error) {
+	adm, closeAdm, err := m.w.Admin(name, config)
 	if err != nil {
 		return nil, Internal("Failed to retrieve consumer group offsets for sink connector %s: %v", name, err)
 	}
 	defer closeAdm()
-	resp, err := adm.FetchOffsets(ctx, h.w.SinkGroupID(name, config))
+	resp, err := adm.FetchOffsets(ctx, m.w.SinkGroupID(name, config))
 	if err == nil {
 		err = resp.Error()
 	}
@@ -115,7 +141,7 @@ func (h *Standalone) changeOffsets(ctx context.Context, name string, offsets []C
 	if cs.target != Stopped || len(cs.tasks) > 0 || len(cs.taskConfigs) > 0 {
 		return "", notStopped(name)
 	}
-	handled, err := h.modifyOffsets(ctx, cs, offsets, reset)
+	handled, err := h.om.modifyOffsets(ctx, cs.ref(), offsets, reset)
 	if err != nil {
 		return "", err
 	}
@@ -127,19 +153,19 @@ func (h *Standalone) changeOffsets(ctx context.Context, name string, offsets []C
 }
 
 // modifyOffsets alters (or, with reset, removes) a connector's offsets
-// after its offsets hook agreed. The caller holds h.mu and did the
-// STOPPED checks.
-func (h *Standalone) modifyOffsets(ctx context.Context, cs *connState, offsets []ConnectorOffset, reset bool) (bool, error) {
-	if cs.plugin.Type == connect.PluginSink {
-		return h.modifySinkOffsets(ctx, cs, offsets, reset)
+// after its offsets hook agreed. The caller made sure the connector is
+// STOPPED and has no task left.
+func (m offsetsManager) modifyOffsets(ctx context.Context, c connectorRef, offsets []ConnectorOffset, reset bool) (bool, error) {
+	if c.typ == connect.PluginSink {
+		return m.modifySinkOffsets(ctx, c, offsets, reset)
 	}
-	return h.modifySourceOffsets(cs, offsets, reset)
+	return m.modifySourceOffsets(c, offsets, reset)
 }
 
-func (h *Standalone) modifySourceOffsets(cs *connState, offsets []ConnectorOffset, reset bool) (bool, error) {
+func (m offsetsManager) modifySourceOffsets(c connectorRef, offsets []ConnectorOffset, reset bool) (bool, error) {
 	var entries []storage.PartitionOffset
 	if reset {
-		for _, po := range h.offsets.Offsets(cs.name) {
+		for _, po := range m.store.Offsets(c.name) {
 			entries = append(entries, storage.PartitionOffset{Partition: po.Partition})
 		}
 	} else {
@@ -159,7 +185,7 @@ func (h *Standalone) modifySourceOffsets(cs *connState, offsets []ConnectorOffse
 		}
 	}
 	handled := false
-	conn, _, err := workerInstantiate(cs.config)
+	conn, _, err := workerInstantiate(c.config)
 	if err != nil {
 		return false, err
 	}
@@ -168,15 +194,15 @@ func (h *Standalone) modifySourceOffsets(cs *connState, offsets []ConnectorOffse
 		for i, e := range entries {
 			req[i] = connect.SourceOffset{Partition: maps.Clone(e.Partition), Offset: maps.Clone(e.Offset)}
 		}
-		if handled, err = callAlterer(cs.name, func() (bool, error) { return alt.AlterOffsets(maps.Clone(cs.config), req) }); err != nil {
+		if handled, err = callAlterer(c.name, func() (bool, error) { return alt.AlterOffsets(maps.Clone(c.config), req) }); err != nil {
 			return false, err
 		}
 	}
 	if len(entries) == 0 {
 		return handled, nil
 	}
-	if err := h.offsets.Put(cs.name, entries); err != nil {
-		return false, Internal("Failed to modify offsets for source connector %s: %v", cs.name, err)
+	if err := m.store.Put(c.name, entries); err != nil {
+		return false, Internal("Failed to modify offsets for source connector %s: %v", c.name, err)
 	}
 	return handled, nil
 }
@@ -234,11 +260,11 @@ func callAlterer(name string, fn func() (bool, error)) (handled bool, err error)
 	return handled, nil
 }
 
-func (h *Standalone) modifySinkOffsets(ctx context.Context, cs *connState, offsets []ConnectorOffset, reset bool) (bool, error) {
-	group := h.w.SinkGroupID(cs.name, cs.config)
-	adm, closeAdm, err := h.w.Admin(cs.name, cs.config)
+func (m offsetsManager) modifySinkOffsets(ctx context.Context, c connectorRef, offsets []ConnectorOffset, reset bool) (bool, error) {
+	group := m.w.SinkGroupID(c.name, c.config)
+	adm, closeAdm, err := m.w.Admin(c.name, c.config)
 	if err != nil {
-		return false, Internal("Failed to modify offsets for sink connector %s: %v", cs.name, err)
+		return false, Internal("Failed to modify offsets for sink connector %s: %v", c.name, err)
 	}
 	defer closeAdm()
 	tps := map[connect.TopicPartition]*int64{}
@@ -248,7 +274,7 @@ func (h *Standalone) modifySinkOffsets(ctx context.Context, cs *connState, offse
 			err = resp.Error()
 		}
 		if err != nil && !errors.Is(err, kerr.GroupIDNotFound) {
-			return false, Internal("Failed to list offsets prior to resetting offsets for sink connector %s", cs.name)
+			return false, Internal("Failed to list offsets prior to resetting offsets for sink connector %s", c.name)
 		}
 		resp.Each(func(o kadm.OffsetResponse) { tps[connect.TopicPartition{Topic: o.Topic, Partition: o.Partition}] = nil })
 	} else {
@@ -261,12 +287,12 @@ func (h *Standalone) modifySinkOffsets(ctx context.Context, cs *connState, offse
 		}
 	}
 	handled := false
-	conn, _, err := workerInstantiate(cs.config)
+	conn, _, err := workerInstantiate(c.config)
 	if err != nil {
 		return false, err
 	}
 	if alt, ok := conn.(connect.SinkOffsetAlterer); ok {
-		if handled, err = callAlterer(cs.name, func() (bool, error) { return alt.AlterOffsets(maps.Clone(cs.config), maps.Clone(tps)) }); err != nil {
+		if handled, err = callAlterer(c.name, func() (bool, error) { return alt.AlterOffsets(maps.Clone(c.config), maps.Clone(tps)) }); err != nil {
 			return false, err
 		}
 	}
@@ -278,9 +304,9 @@ func (h *Standalone) modifySinkOffsets(ctx context.Context, cs *connState, offse
 		switch {
 		case err == nil, errors.Is(err, kerr.GroupIDNotFound):
 		case errors.Is(err, kerr.NonEmptyGroup):
-			return false, Internal("Failed to reset consumer group offsets for connector %s either because its tasks haven't stopped completely yet or the connector was resumed before the request to reset its offsets could be successfully completed. If the connector is in a stopped state, this operation can be safely retried. If it doesn't eventually succeed, the Connect cluster may need to be restarted to get rid of the zombie sink tasks.", cs.name)
+			return false, Internal("Failed to reset consumer group offsets for connector %s either because its tasks haven't stopped completely yet or the connector was resumed before the request to reset its offsets could be successfully completed. If the connector is in a stopped state, this operation can be safely retried. If it doesn't eventually succeed, the Connect cluster may need to be restarted to get rid of the zombie sink tasks.", c.name)
 		default:
-			return false, Internal("Failed to reset consumer group offsets for sink connector %s: %v", cs.name, err)
+			return false, Internal("Failed to reset consumer group offsets for sink connector %s: %v", c.name, err)
 		}
 		return handled, nil
 	}
@@ -299,7 +325,7 @@ func (h *Standalone) modifySinkOffsets(ctx context.Context, cs *connState, offse
 			err = resp.Error()
 		}
 		if err != nil {
-			return false, sinkAlterError(cs.name, err)
+			return false, sinkAlterError(c.name, err)
 		}
 	}
 	if len(del) > 0 {
@@ -308,7 +334,7 @@ func (h *Standalone) modifySinkOffsets(ctx context.Context, cs *connState, offse
 			err = resp.Error()
 		}
 		if err != nil && !errors.Is(err, kerr.GroupIDNotFound) {
-			return false, sinkAlterError(cs.name, err)
+			return false, sinkAlterError(c.name, err)
 		}
 	}
 	return handled, nil

@@ -37,6 +37,7 @@ type Standalone struct {
 	conns map[string]*connState
 
 	status statusStore
+	om     offsetsManager
 }
 
 type connState struct {
@@ -66,6 +67,7 @@ func NewStandalone(cfg *worker.Config, bootstrap []string, offsets *storage.File
 	}
 	h.status.init()
 	h.w = worker.New(cfg, bootstrap, offsets, &h.status, opts.Log)
+	h.om = offsetsManager{w: h.w, store: offsets}
 	return h
 }
 
@@ -131,6 +133,10 @@ func (h *Standalone) add(name string, config map[string]string, target TargetSta
 		return
 	}
 	h.startConnector(cs)
+}
+
+func (cs *connState) ref() connectorRef {
+	return connectorRef{name: cs.name, config: cs.config, typ: cs.plugin.Type}
 }
 
 func (h *Standalone) get(name string) (*connState, error) {
@@ -389,10 +395,10 @@ func (h *Standalone) CreateConnector(ctx context.Context, name string, config ma
 		// KIP-995: offsets left by an earlier connector of the same name
 		// are replaced, not merged, so the new one starts exactly where
 		// the request says.
-		if _, err := h.modifyOffsets(ctx, cs, nil, true); err != nil {
+		if _, err := h.om.modifyOffsets(ctx, cs.ref(), nil, true); err != nil {
 			return nil, err
 		}
-		if _, err := h.modifyOffsets(ctx, cs, initialOffsets, false); err != nil {
+		if _, err := h.om.modifyOffsets(ctx, cs.ref(), initialOffsets, false); err != nil {
 			return nil, err
 		}
 	}
