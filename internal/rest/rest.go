@@ -63,6 +63,13 @@ type Options struct {
 	Logger *slog.Logger
 }
 
+// InternalHerder is implemented by herders of a cluster, which take the
+// task configs a member's connector generated (POST
+// /connectors/{name}/tasks, signed with the cluster's session key).
+type InternalHerder interface {
+	SubmitTaskConfigs(ctx context.Context, name string, body []byte, header http.Header) error
+}
+
 // DefaultOptions are Kafka Connect's defaults: admin endpoints on, a 90 s
 // request timeout.
 func DefaultOptions() Options {
@@ -117,8 +124,23 @@ func (s *server) routes(admin bool) {
 	s.handle("GET /connectors/{name}/offsets", s.getOffsets)
 	s.handle("PATCH /connectors/{name}/offsets", s.alterOffsets)
 	s.handle("DELETE /connectors/{name}/offsets", s.resetOffsets)
-	// The inter-worker endpoints answer as a standalone worker does.
-	s.handle("POST /connectors/{name}/tasks", unsupported("Kafka Connect in standalone mode does not support externally setting task configurations."))
+	// The inter-worker endpoints: a cluster's herder takes task configs
+	// from its members; a standalone one answers as Kafka's does.
+	if ih, ok := s.h.(InternalHerder); ok {
+		s.handle("POST /connectors/{name}/tasks", func(w http.ResponseWriter, r *http.Request) error {
+			body, err := readBody(r)
+			if err != nil {
+				return err
+			}
+			if err := ih.SubmitTaskConfigs(r.Context(), r.PathValue("name"), body, r.Header); err != nil {
+				return err
+			}
+			w.WriteHeader(http.StatusNoContent)
+			return nil
+		})
+	} else {
+		s.handle("POST /connectors/{name}/tasks", unsupported("Kafka Connect in standalone mode does not support externally setting task configurations."))
+	}
 	s.handle("PUT /connectors/{name}/fence", unsupported("Kafka Connect in standalone mode does not support exactly-once source connectors."))
 
 	for _, root := range []string{"/connector-plugins", "/connector-plugins/{$}"} {
@@ -144,6 +166,7 @@ func (s *server) handle(pattern string, f handlerFunc) {
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), s.timeout)
 		defer cancel()
+		ctx = herder.WithRequest(ctx, herder.RequestFromHTTP(r))
 		if err := f(w, r.WithContext(ctx)); err != nil {
 			s.writeError(w, r, err)
 		}
