@@ -660,9 +660,15 @@ func (h *Standalone) ResetConnectorTopics(ctx context.Context, name string) erro
 	return nil
 }
 
-// Plugins answers GET /connector-plugins: sinks, sources, then (when not
+// Plugins answers GET /connector-plugins.
+func (h *Standalone) Plugins(connectorsOnly bool) []PluginInfo { return plugins(connectorsOnly) }
+
+// PluginConfig answers GET /connector-plugins/{plugin}/config.
+func (h *Standalone) PluginConfig(plugin string) ([]ConfigKeyInfo, error) { return pluginConfig(plugin) }
+
+// plugins lists the installed plugins: sinks, sources, then (when not
 // connectorsOnly) the other kinds, as Kafka Connect orders them.
-func (h *Standalone) Plugins(connectorsOnly bool) []PluginInfo {
+func plugins(connectorsOnly bool) []PluginInfo {
 	order := []connect.PluginType{connect.PluginSink, connect.PluginSource}
 	if !connectorsOnly {
 		order = append(order, connect.PluginTransformation, connect.PluginPredicate, connect.PluginConverter, connect.PluginHeaderConverter)
@@ -678,8 +684,9 @@ func (h *Standalone) Plugins(connectorsOnly bool) []PluginInfo {
 	return out
 }
 
-// PluginConfig answers GET /connector-plugins/{plugin}/config.
-func (h *Standalone) PluginConfig(plugin string) ([]ConfigKeyInfo, error) {
+// pluginConfig lists a plugin's config keys: its own, then the
+// framework's it does not define.
+func pluginConfig(plugin string) ([]ConfigKeyInfo, error) {
 	p, err := connect.LookupPlugin(plugin)
 	if err != nil {
 		return nil, NotFound("Unknown plugin %s.", plugin)

@@ -1,0 +1,1210 @@
+package herder
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"maps"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/connectd/connectd/client"
+	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/internal/storage"
+	"github.com/connectd/connectd/internal/worker"
+)
+
+// Distributed is the herder of one worker in a cluster. What runs where
+// is decided by the group's leader (package group); what should exist is
+// in the config topic, which every worker reads; the leader alone writes
+// connector configs and task configs, any worker writes target states and
+// the statuses of what it runs. A single reconcile pass, run whenever the
+// config topic or the assignment changed, brings the instances running
+// here in line with both.
+type Distributed struct {
+	cfg     *worker.Config
+	dcfg    *worker.DistributedConfig
+	w       *worker.Worker
+	om      offsetsManager
+	store   ConfigStore
+	status  StatusStore
+	offsets OffsetTopic
+	member  Member
+	log     *slog.Logger
+
+	url       string // this worker's advertised REST URL
+	workerID  string // host:port of url
+	clusterID string
+	commit    string
+	ready     atomic.Bool
+
+	kick chan struct{} // wakes the reconcile loop
+
+	mu         sync.Mutex // guards everything below, and what runs here
+	owned      map[string]bool
+	ownedTasks map[TaskID]bool
+	leader     bool
+	leaderURL  string
+	generation int32
+	conns      map[string]*dconn
+	tasks      map[TaskID]*dtask
+	regen      map[string]bool // connectors that asked for new task configs
+	plugins    map[string]connect.Plugin
+}
+
+type dconn struct {
+	config map[string]string
+	target TargetState
+	inst   *worker.Connector
+	failed bool
+	state  string // last reported
+}
+
+type dtask struct {
+	t      *worker.Task
+	config map[string]string
+}
+
+// ConfigStore is the config topic as the distributed herder uses it.
+type ConfigStore interface {
+	Snapshot() ClusterConfig
+	Refresh(ctx context.Context) error
+	PutConnectorConfig(ctx context.Context, name string, config map[string]string, target *TargetState) error
+	RemoveConnector(ctx context.Context, name string) error
+	PutTaskConfigs(ctx context.Context, name string, configs []map[string]string) error
+	PutTargetState(ctx context.Context, name string, target TargetState) error
+	PutSessionKey(ctx context.Context, key []byte, created time.Time) error
+	PutRestartRequest(ctx context.Context, name string, onlyFailed, includeTasks bool) error
+}
+
+// ClusterConfig is a snapshot of the config topic.
+type ClusterConfig struct {
+	Offset       int64
+	Connectors   map[string]map[string]string
+	Targets      map[string]TargetState
+	Tasks        map[string][]map[string]string // committed task configs
+	SessionKey   []byte
+	KeyCreated   time.Time
+	Inconsistent map[string]bool
+}
+
+func (c ClusterConfig) target(name string) TargetState {
+	if t, ok := c.Targets[name]; ok && t != "" {
+		return t
+	}
+	return Started
+}
+
+// StatusStore is the status topic as the distributed herder uses it.
+type StatusStore interface {
+	PutConnector(ctx context.Context, name, state, trace, workerID string, generation int32) error
+	PutTask(ctx context.Context, id TaskID, state, trace, workerID string, generation int32, safe bool) error
+	DeleteConnector(ctx context.Context, name string) error
+	DeleteTask(ctx context.Context, id TaskID) error
+	Connector(name string) (State, bool)
+	Tasks(name string) []TaskState
+	PutTopic(ctx context.Context, connector, topic string, task int) error
+	Topics(name string) []string
+	ResetTopics(ctx context.Context, name string) error
+}
+
+// OffsetTopic is the offsets topic as the distributed herder uses it.
+type OffsetTopic interface {
+	worker.OffsetStore
+	Offsets(connector string) []storage.PartitionOffset
+	ReadToEnd(ctx context.Context) error
+}
+
+// Member is this worker's membership in the cluster's group.
+type Member interface {
+	Run(ctx context.Context) error
+	RequestRejoin()
+	Rebalancing() bool
+}
+
+// DistributedOptions configure a distributed herder.
+type DistributedOptions struct {
+	URL       string // advertised REST URL, http://host:port/
+	ClusterID string
+	Commit    string
+	Log       *slog.Logger
+}
+
+// NewDistributed returns the herder of a cluster member. The member is
+// attached with SetMember before Run, because building it needs the
+// herder as its handler.
+func NewDistributed(cfg *worker.Config, dcfg *worker.DistributedConfig, bootstrap []string, store ConfigStore, status StatusStore, offsets OffsetTopic, opts DistributedOptions) *Distributed {
+	h := &Distributed{
+		cfg: cfg, dcfg: dcfg, store: store, status: status, offsets: offsets, log: opts.Log,
+		url: opts.URL, clusterID: opts.ClusterID, commit: opts.Commit,
+		kick:  make(chan struct{}, 1),
+		owned: map[string]bool{}, ownedTasks: map[TaskID]bool{},
+		conns: map[string]*dconn{}, tasks: map[TaskID]*dtask{}, regen: map[string]bool{},
+		plugins: map[string]connect.Plugin{},
+	}
+	if u, err := url.Parse(opts.URL); err == nil {
+		h.workerID = u.Host
+	}
+	h.w = worker.New(cfg, bootstrap, offsets, h, opts.Log)
+	h.om = offsetsManager{w: h.w, store: offsets}
+	return h
+}
+
+// SetMember attaches the group membership.
+func (h *Distributed) SetMember(m Member) { h.member = m }
+
+// WorkerID is the host:port this worker reports in statuses.
+func (h *Distributed) WorkerID() string { return h.workerID }
+
+// Run takes part in the cluster until ctx is done, then stops everything
+// running here, committing offsets.
+func (h *Distributed) Run(ctx context.Context) error {
+	memberDone := make(chan error, 1)
+	go func() { memberDone <- h.member.Run(ctx) }()
+	for {
+		select {
+		case <-ctx.Done():
+			h.stopAll()
+			return <-memberDone
+		case err := <-memberDone:
+			h.stopAll()
+			return err
+		case <-h.kick:
+			h.reconcile(ctx)
+		}
+	}
+}
+
+// Kick asks for a reconcile pass; calls coalesce.
+func (h *Distributed) Kick() {
+	select {
+	case h.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (h *Distributed) stopAll() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.stopTasksLocked(func(TaskID) bool { return true }, StateUnassigned)
+	for name, dc := range h.conns {
+		h.stopConnLocked(name, dc)
+	}
+}
+
+// ---- group handler -------------------------------------------------------
+
+// ConfigOffset is this worker's position in the config topic.
+func (h *Distributed) ConfigOffset() int64 { return h.store.Snapshot().Offset }
+
+// CatchUp reads the config topic until it reaches offset.
+func (h *Distributed) CatchUp(ctx context.Context, offset int64) bool {
+	ctx, cancel := context.WithTimeout(ctx, h.dcfg.WorkerSyncTimeout)
+	defer cancel()
+	if err := h.store.Refresh(ctx); err != nil {
+		return false
+	}
+	return h.store.Snapshot().Offset >= offset
+}
+
+// Work is what the cluster should run: every connector with a config and
+// its committed task count.
+func (h *Distributed) Work() map[string]int {
+	snap := h.store.Snapshot()
+	out := make(map[string]int, len(snap.Connectors))
+	for name := range snap.Connectors {
+		out[name] = len(snap.Tasks[name])
+	}
+	return out
+}
+
+// Revoked stops what the leader took away from this worker, committing
+// offsets, before the group moves on.
+func (h *Distributed) Revoked(connectors []string, tasks []TaskID) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	revokedTask := map[TaskID]bool{}
+	for _, id := range tasks {
+		revokedTask[id] = true
+		delete(h.ownedTasks, id)
+	}
+	h.stopTasksLocked(func(id TaskID) bool { return revokedTask[id] }, StateUnassigned)
+	for _, name := range connectors {
+		delete(h.owned, name)
+		if dc := h.conns[name]; dc != nil {
+			h.stopConnLocked(name, dc)
+			h.putConnStatus(name, StateUnassigned, "")
+		}
+	}
+}
+
+// Assigned records the new assignment and reconciles with it.
+func (h *Distributed) Assigned(connectors []string, tasks []TaskID, leaderURL string, configOffset int64, generation int32, leader bool) {
+	h.mu.Lock()
+	h.owned = map[string]bool{}
+	for _, c := range connectors {
+		h.owned[c] = true
+	}
+	h.ownedTasks = map[TaskID]bool{}
+	for _, t := range tasks {
+		h.ownedTasks[t] = true
+	}
+	h.leader, h.leaderURL, h.generation = leader, leaderURL, generation
+	h.mu.Unlock()
+	if h.store.Snapshot().Offset < configOffset {
+		ctx, cancel := context.WithTimeout(context.Background(), h.dcfg.WorkerSyncTimeout)
+		_ = h.store.Refresh(ctx)
+		cancel()
+	}
+	h.ready.Store(true)
+	h.Kick()
+}
+
+// ---- config topic listener -----------------------------------------------
+
+// ConfigChanged is called for every change read from the config topic.
+// Connectors appearing or disappearing, and new task configs, need a new
+// assignment; any change may need instances here to follow.
+func (h *Distributed) ConfigChanged(rebalance bool) {
+	if rebalance && h.member != nil {
+		h.member.RequestRejoin()
+	}
+	h.Kick()
+}
+
+// RestartRequested applies a KIP-745 restart to the instances running
+// here.
+func (h *Distributed) RestartRequested(name string, onlyFailed, includeTasks bool) {
+	go func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if dc := h.conns[name]; dc != nil && h.owned[name] && (!onlyFailed || dc.failed) {
+			h.putConnStatus(name, StateRestarting, "")
+			h.stopConnLocked(name, dc)
+			dc.failed = false
+		}
+		if includeTasks {
+			for id, dt := range h.tasks {
+				if id.Connector != name {
+					continue
+				}
+				st := h.taskState(id)
+				if onlyFailed && st != StateFailed {
+					continue
+				}
+				h.putTaskStatus(id, StateRestarting, "", false)
+				dt.t.Stop()
+				delete(h.tasks, id)
+			}
+		}
+		h.Kick()
+	}()
+}
+
+func (h *Distributed) taskState(id TaskID) string {
+	for _, ts := range h.status.Tasks(id.Connector) {
+		if ts.ID == id.Task {
+			return ts.State
+		}
+	}
+	return ""
+}
+
+// ---- worker.Listener -------------------------------------------------------
+
+// TaskState records a task's state in the status topic, unless the task
+// was already replaced here.
+func (h *Distributed) TaskState(t *worker.Task, state, trace string) {
+	id := TaskID{Connector: t.Connector, Task: t.ID}
+	h.mu.Lock()
+	dt := h.tasks[id]
+	gen := h.generation
+	h.mu.Unlock()
+	if dt != nil && dt.t != t {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := h.status.PutTask(ctx, id, state, trace, h.workerID, gen, state == StateUnassigned); err != nil {
+		h.log.Warn("writing a task status failed", "task", id.String(), "error", err)
+	}
+}
+
+// TopicUsed records a topic a connector's task used.
+func (h *Distributed) TopicUsed(connector, topic string, task int) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := h.status.PutTopic(ctx, connector, topic, task); err != nil {
+		h.log.Warn("writing a topic status failed", "connector", connector, "topic", topic, "error", err)
+	}
+}
+
+func (h *Distributed) putConnStatus(name, state, trace string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := h.status.PutConnector(ctx, name, state, trace, h.workerID, h.generation); err != nil {
+		h.log.Warn("writing a connector status failed", "connector", name, "error", err)
+	}
+	if dc := h.conns[name]; dc != nil {
+		dc.state = state
+	}
+}
+
+func (h *Distributed) putTaskStatus(id TaskID, state, trace string, safe bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := h.status.PutTask(ctx, id, state, trace, h.workerID, h.generation, safe); err != nil {
+		h.log.Warn("writing a task status failed", "task", id.String(), "error", err)
+	}
+}
+
+// ---- reconcile -------------------------------------------------------------
+
+// reconcile makes what runs here match the assignment and the config
+// topic: connectors and tasks start, stop, pause, resume or restart with
+// new configs, and connectors whose task configs changed send them to the
+// leader.
+func (h *Distributed) reconcile(ctx context.Context) {
+	snap := h.store.Snapshot()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+
+	// Tasks first: those no longer owned or configured stop before their
+	// connector might.
+	h.stopTasksLocked(func(id TaskID) bool {
+		if !h.ownedTasks[id] {
+			return true
+		}
+		cfgs := snap.Tasks[id.Connector]
+		return id.Task >= len(cfgs) || !maps.Equal(h.tasks[id].config, cfgs[id.Task])
+	}, StateUnassigned)
+	for id := range h.ownedTasks {
+		cfgs, ok := snap.Tasks[id.Connector]
+		if _, exists := snap.Connectors[id.Connector]; !exists || !ok || id.Task >= len(cfgs) {
+			continue
+		}
+		target := snap.target(id.Connector)
+		if dt := h.tasks[id]; dt != nil {
+			if target == Paused {
+				dt.t.Pause()
+			} else {
+				dt.t.Resume()
+			}
+			continue
+		}
+		if target == Stopped {
+			continue
+		}
+		h.startTaskLocked(id, snap.Connectors[id.Connector], cfgs[id.Task], target == Paused)
+	}
+
+	for name, dc := range h.conns {
+		if !h.owned[name] {
+			h.stopConnLocked(name, dc)
+			delete(h.conns, name)
+		}
+	}
+	for name := range h.owned {
+		config, exists := snap.Connectors[name]
+		dc := h.conns[name]
+		if !exists {
+			if dc != nil {
+				h.stopConnLocked(name, dc)
+				delete(h.conns, name)
+				h.forgetStatuses(name)
+			}
+			continue
+		}
+		target := snap.target(name)
+		if dc == nil {
+			dc = &dconn{}
+			h.conns[name] = dc
+		}
+		if !maps.Equal(dc.config, config) {
+			h.stopConnLocked(name, dc)
+			dc.failed = false
+			dc.config = config
+			h.regen[name] = true
+		}
+		if dc.target != target {
+			if target != Started {
+				h.stopConnLocked(name, dc)
+			}
+			dc.target = target
+			h.regen[name] = true
+		}
+		switch target {
+		case Paused:
+			if dc.state != StatePaused {
+				h.putConnStatus(name, StatePaused, "")
+			}
+		case Stopped:
+			if dc.state != StateStopped {
+				h.putConnStatus(name, StateStopped, "")
+			}
+		default:
+			if dc.inst == nil && !dc.failed {
+				h.startConnLocked(name, dc)
+			}
+			if dc.inst != nil && h.regen[name] {
+				delete(h.regen, name)
+				h.generateTaskConfigs(name, dc, snap)
+			}
+		}
+	}
+}
+
+func (h *Distributed) startConnLocked(name string, dc *dconn) {
+	inst, err := h.w.StartConnector(name, dc.config,
+		func() {
+			h.mu.Lock()
+			h.regen[name] = true
+			h.mu.Unlock()
+			h.Kick()
+		},
+		func(err error) {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			if dc := h.conns[name]; dc != nil {
+				dc.failed = true
+			}
+			h.putConnStatus(name, StateFailed, trace(err))
+		})
+	if err != nil {
+		h.log.Error("connector failed to start", "connector", name, "error", err)
+		dc.failed = true
+		h.putConnStatus(name, StateFailed, trace(err))
+		return
+	}
+	dc.inst = inst
+	h.putConnStatus(name, StateRunning, "")
+}
+
+func (h *Distributed) stopConnLocked(name string, dc *dconn) {
+	if dc.inst == nil {
+		return
+	}
+	if err := dc.inst.Stop(); err != nil {
+		h.log.Warn("connector stop failed", "connector", name, "error", err)
+	}
+	dc.inst = nil
+}
+
+// generateTaskConfigs asks a running connector for its task configs and,
+// when they differ from the committed ones, has the leader write them.
+func (h *Distributed) generateTaskConfigs(name string, dc *dconn, snap ClusterConfig) {
+	maxTasks, _ := strconv.Atoi(dc.config["tasks.max"])
+	if maxTasks < 1 {
+		maxTasks = 1
+	}
+	cfgs, err := dc.inst.TaskConfigs(maxTasks, dc.config)
+	if err != nil {
+		dc.failed = true
+		h.putConnStatus(name, StateFailed, trace(err))
+		return
+	}
+	if slices.EqualFunc(cfgs, snap.Tasks[name], maps.Equal) && !snap.Inconsistent[name] {
+		return
+	}
+	leader, leaderURL := h.leader, h.leaderURL
+	key := snap.SessionKey
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		var err error
+		if leader {
+			err = h.store.PutTaskConfigs(ctx, name, cfgs)
+		} else {
+			err = postTaskConfigs(ctx, leaderURL, name, cfgs, key)
+		}
+		if err != nil {
+			// The next rebalance or reconfiguration tries again.
+			h.log.Warn("submitting task configs failed", "connector", name, "error", err)
+			h.mu.Lock()
+			h.regen[name] = true
+			h.mu.Unlock()
+		}
+	}()
+}
+
+func (h *Distributed) startTaskLocked(id TaskID, connConfig, taskConfig map[string]string, paused bool) {
+	t, err := h.w.StartTask(id.Connector, id.Task, connConfig, taskConfig, paused)
+	if err != nil {
+		h.putTaskStatus(id, StateFailed, trace(err), false)
+		return
+	}
+	h.tasks[id] = &dtask{t: t, config: taskConfig}
+}
+
+// stopTasksLocked stops, in parallel, the tasks running here that match.
+// Tasks whose config disappeared lose their status; others report state.
+func (h *Distributed) stopTasksLocked(match func(TaskID) bool, state string) {
+	var wg sync.WaitGroup
+	for id, dt := range h.tasks {
+		if !match(id) {
+			continue
+		}
+		delete(h.tasks, id)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dt.t.Stop()
+		}()
+	}
+	wg.Wait()
+}
+
+func (h *Distributed) forgetStatuses(name string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, ts := range h.status.Tasks(name) {
+		_ = h.status.DeleteTask(ctx, TaskID{Connector: name, Task: ts.ID})
+	}
+	_ = h.status.DeleteConnector(ctx, name)
+}
+
+// ---- REST ------------------------------------------------------------------
+
+func (h *Distributed) plugin(class string) connect.Plugin {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if p, ok := h.plugins[class]; ok {
+		return p
+	}
+	_, p, _ := worker.Instantiate(class)
+	h.plugins[class] = p
+	return p
+}
+
+// atLeader runs local when this worker leads the cluster, and remote
+// against the leader otherwise.
+func (h *Distributed) atLeader(ctx context.Context, local func() error, remote func(*client.Client) error) error {
+	if h.member != nil && h.member.Rebalancing() {
+		return Conflict(msgStaleConfig)
+	}
+	h.mu.Lock()
+	leader, leaderURL := h.leader, h.leaderURL
+	h.mu.Unlock()
+	if leader {
+		return local()
+	}
+	cl, err := forwardClient(ctx, leaderURL)
+	if err != nil {
+		return err
+	}
+	return forwarded(remote(cl))
+}
+
+// ServerInfo answers GET /.
+func (h *Distributed) ServerInfo() ServerInfo {
+	return ServerInfo{Version: Version, Commit: h.commit, KafkaClusterID: h.clusterID}
+}
+
+// Health answers GET /health: ready once the worker joined the cluster.
+func (h *Distributed) Health(ctx context.Context) (int, WorkerStatus) {
+	if !h.ready.Load() {
+		return 503, WorkerStatus{Status: "starting", Message: "Worker is still starting up."}
+	}
+	return 200, WorkerStatus{Status: "healthy", Message: "Worker has completed startup and is ready to handle requests."}
+}
+
+// Connectors lists the connectors of the cluster.
+func (h *Distributed) Connectors(ctx context.Context) ([]string, error) {
+	snap := h.store.Snapshot()
+	names := slices.Collect(maps.Keys(snap.Connectors))
+	sort.Strings(names)
+	return names, nil
+}
+
+func (h *Distributed) info(snap ClusterConfig, name string) (*ConnectorInfo, error) {
+	config, ok := snap.Connectors[name]
+	if !ok {
+		return nil, NotFound("Connector %s not found", name)
+	}
+	tasks := make([]TaskID, len(snap.Tasks[name]))
+	for i := range tasks {
+		tasks[i] = TaskID{Connector: name, Task: i}
+	}
+	return &ConnectorInfo{Name: name, Config: maps.Clone(config), Tasks: tasks, Type: connType(h.plugin(config["connector.class"]))}, nil
+}
+
+// ConnectorInfo answers GET /connectors/{c}.
+func (h *Distributed) ConnectorInfo(ctx context.Context, name string) (*ConnectorInfo, error) {
+	return h.info(h.store.Snapshot(), name)
+}
+
+// ConnectorConfig answers GET /connectors/{c}/config.
+func (h *Distributed) ConnectorConfig(ctx context.Context, name string) (map[string]string, error) {
+	info, err := h.ConnectorInfo(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return info.Config, nil
+}
+
+// ConnectorStatus answers GET /connectors/{c}/status from the status topic.
+func (h *Distributed) ConnectorStatus(ctx context.Context, name string) (*ConnectorStateInfo, error) {
+	st, ok := h.status.Connector(name)
+	if !ok {
+		return nil, NotFound("No status found for connector %s", name)
+	}
+	typ := TypeUnknown
+	if config, ok := h.store.Snapshot().Connectors[name]; ok {
+		typ = connType(h.plugin(config["connector.class"]))
+	}
+	tasks := h.status.Tasks(name)
+	if tasks == nil {
+		tasks = []TaskState{}
+	}
+	return &ConnectorStateInfo{Name: name, Connector: st, Tasks: tasks, Type: typ}, nil
+}
+
+// TaskStatus answers GET /connectors/{c}/tasks/{t}/status.
+func (h *Distributed) TaskStatus(ctx context.Context, name string, task int) (*TaskState, error) {
+	for _, ts := range h.status.Tasks(name) {
+		if ts.ID == task {
+			return &ts, nil
+		}
+	}
+	return nil, NotFound("No status found for task %s-%d", name, task)
+}
+
+// TaskConfigs answers GET /connectors/{c}/tasks.
+func (h *Distributed) TaskConfigs(ctx context.Context, name string) ([]TaskInfo, error) {
+	snap := h.store.Snapshot()
+	if _, ok := snap.Connectors[name]; !ok {
+		return nil, NotFound("Connector %s not found", name)
+	}
+	out := make([]TaskInfo, len(snap.Tasks[name]))
+	for i, c := range snap.Tasks[name] {
+		out[i] = TaskInfo{ID: TaskID{Connector: name, Task: i}, Config: maps.Clone(c)}
+	}
+	return out, nil
+}
+
+// ValidateConfig answers the validate endpoint, on this worker.
+func (h *Distributed) ValidateConfig(ctx context.Context, plugin string, config map[string]string) (*ConfigInfos, error) {
+	infos, err := validate(config)
+	if err != nil {
+		return nil, err
+	}
+	h.checkSinkGroup(config, infos)
+	return infos, nil
+}
+
+// checkSinkGroup refuses a sink whose consumer group is the cluster's own
+// group, as Kafka Connect does.
+func (h *Distributed) checkSinkGroup(config map[string]string, infos *ConfigInfos) {
+	if h.plugin(config["connector.class"]).Type != connect.PluginSink {
+		return
+	}
+	if h.w.SinkGroupID(config["name"], config) != h.dcfg.GroupID {
+		return
+	}
+	msg := fmt.Sprintf("Consumer group for sink connector named %s conflicts with Connect worker group %s", config["name"], h.dcfg.GroupID)
+	if g, ok := config["consumer.override.group.id"]; ok {
+		msg = fmt.Sprintf("Consumer group %s conflicts with Connect worker group %s", g, h.dcfg.GroupID)
+	}
+	for _, c := range infos.Configs {
+		if c.Value != nil && c.Value.Name == "name" {
+			c.Value.Errors = append(c.Value.Errors, msg)
+			infos.ErrorCount++
+		}
+	}
+}
+
+func (h *Distributed) validateForWrite(config map[string]string) error {
+	infos, err := h.ValidateConfig(context.Background(), "", config)
+	if err != nil {
+		return err
+	}
+	if infos.ErrorCount > 0 {
+		return validationError(infos)
+	}
+	return nil
+}
+
+// CreateConnector answers POST /connectors, at the leader.
+func (h *Distributed) CreateConnector(ctx context.Context, name string, config map[string]string, initial TargetState, initialOffsets []ConnectorOffset) (*ConnectorInfo, error) {
+	if err := h.validateForWrite(config); err != nil {
+		return nil, err
+	}
+	var info *ConnectorInfo
+	err := h.atLeader(ctx, func() error {
+		if err := h.store.Refresh(ctx); err != nil {
+			return Internal("Failed to read to end of config topic: %v", err)
+		}
+		if _, ok := h.store.Snapshot().Connectors[name]; ok {
+			return Conflict("Connector %s already exists", name)
+		}
+		if len(initialOffsets) > 0 {
+			ref := connectorRef{name: name, config: config, typ: h.plugin(config["connector.class"]).Type}
+			if err := h.offsets.ReadToEnd(ctx); err != nil {
+				return Internal("Failed to read the offsets topic: %v", err)
+			}
+			if _, err := h.om.modifyOffsets(ctx, ref, nil, true); err != nil {
+				return err
+			}
+			if _, err := h.om.modifyOffsets(ctx, ref, initialOffsets, false); err != nil {
+				return err
+			}
+		}
+		var target *TargetState
+		if initial != "" {
+			target = &initial
+		}
+		if err := h.store.PutConnectorConfig(ctx, name, config, target); err != nil {
+			return Internal("Failed to write connector %s: %v", name, err)
+		}
+		var err error
+		info, err = h.info(h.store.Snapshot(), name)
+		return err
+	}, func(cl *client.Client) error {
+		state := ""
+		switch initial {
+		case Started:
+			state = "RUNNING"
+		case Paused, Stopped:
+			state = string(initial)
+		}
+		offs, err := convertOffsets(initialOffsets)
+		if err != nil {
+			return err
+		}
+		ci, err := cl.CreateConnector(ctx, name, config, state, offs)
+		if err != nil {
+			return err
+		}
+		info, err = convert[ConnectorInfo](ci)
+		return err
+	})
+	return info, err
+}
+
+func convertOffsets(in []ConnectorOffset) ([]client.ConnectorOffset, error) {
+	if in == nil {
+		return nil, nil
+	}
+	out, err := convert[[]client.ConnectorOffset](in)
+	if err != nil {
+		return nil, err
+	}
+	return *out, nil
+}
+
+// PutConnectorConfig answers PUT /connectors/{c}/config, at the leader.
+func (h *Distributed) PutConnectorConfig(ctx context.Context, name string, config map[string]string) (*ConnectorInfo, bool, error) {
+	if err := h.validateForWrite(config); err != nil {
+		return nil, false, err
+	}
+	var info *ConnectorInfo
+	var created bool
+	err := h.atLeader(ctx, func() error {
+		if err := h.store.Refresh(ctx); err != nil {
+			return Internal("Failed to read to end of config topic: %v", err)
+		}
+		_, existed := h.store.Snapshot().Connectors[name]
+		if err := h.store.PutConnectorConfig(ctx, name, config, nil); err != nil {
+			return Internal("Failed to write connector %s: %v", name, err)
+		}
+		created = !existed
+		var err error
+		info, err = h.info(h.store.Snapshot(), name)
+		return err
+	}, func(cl *client.Client) error {
+		ci, c, err := cl.PutConfig(ctx, name, config)
+		if err != nil {
+			return err
+		}
+		created = c
+		info, err = convert[ConnectorInfo](ci)
+		return err
+	})
+	return info, created, err
+}
+
+// PatchConnectorConfig answers PATCH /connectors/{c}/config.
+func (h *Distributed) PatchConnectorConfig(ctx context.Context, name string, patch map[string]*string) (*ConnectorInfo, error) {
+	config, err := h.ConnectorConfig(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range patch {
+		if v == nil {
+			delete(config, k)
+		} else {
+			config[k] = *v
+		}
+	}
+	info, _, err := h.PutConnectorConfig(ctx, name, config)
+	return info, err
+}
+
+// DeleteConnector answers DELETE /connectors/{c}, at the leader. Offsets
+// are kept, as in Kafka Connect.
+func (h *Distributed) DeleteConnector(ctx context.Context, name string) error {
+	return h.atLeader(ctx, func() error {
+		if err := h.store.Refresh(ctx); err != nil {
+			return Internal("Failed to read to end of config topic: %v", err)
+		}
+		if _, ok := h.store.Snapshot().Connectors[name]; !ok {
+			return NotFound("Connector %s not found", name)
+		}
+		if err := h.store.RemoveConnector(ctx, name); err != nil {
+			return Internal("Failed to delete connector %s: %v", name, err)
+		}
+		return nil
+	}, func(cl *client.Client) error { return cl.Delete(ctx, name) })
+}
+
+func (h *Distributed) exists(name string) bool {
+	_, ok := h.store.Snapshot().Connectors[name]
+	return ok
+}
+
+// PauseConnector answers PUT /connectors/{c}/pause: any worker writes the
+// target state.
+func (h *Distributed) PauseConnector(ctx context.Context, name string) error {
+	return h.setTarget(ctx, name, Paused)
+}
+
+// ResumeConnector answers PUT /connectors/{c}/resume.
+func (h *Distributed) ResumeConnector(ctx context.Context, name string) error {
+	return h.setTarget(ctx, name, Started)
+}
+
+func (h *Distributed) setTarget(ctx context.Context, name string, target TargetState) error {
+	if !h.exists(name) {
+		return NotFound("Unknown connector %s", name)
+	}
+	if err := h.store.PutTargetState(ctx, name, target); err != nil {
+		return Internal("Failed to write the target state of %s: %v", name, err)
+	}
+	return nil
+}
+
+// StopConnector answers PUT /connectors/{c}/stop, at the leader: it writes
+// an empty set of task configs, then the STOPPED target state (in that
+// order, so a STOPPED connector never has tasks), and waits until no
+// worker runs a task of the connector any more.
+func (h *Distributed) StopConnector(ctx context.Context, name string) error {
+	return h.atLeader(ctx, func() error {
+		if err := h.store.Refresh(ctx); err != nil {
+			return Internal("Failed to read to end of config topic: %v", err)
+		}
+		if !h.exists(name) {
+			return NotFound("Unknown connector %s", name)
+		}
+		if err := h.store.PutTaskConfigs(ctx, name, nil); err != nil {
+			return Internal("Failed to write the task configs of %s: %v", name, err)
+		}
+		if err := h.store.PutTargetState(ctx, name, Stopped); err != nil {
+			return Internal("Failed to write the target state of %s: %v", name, err)
+		}
+		return h.waitTasksGone(ctx, name)
+	}, func(cl *client.Client) error { return cl.Stop(ctx, name) })
+}
+
+// activeTasks lists the tasks the status topic still shows as running
+// somewhere.
+func (h *Distributed) activeTasks(name string) []TaskState {
+	var out []TaskState
+	for _, ts := range h.status.Tasks(name) {
+		switch ts.State {
+		case StateRunning, StatePaused, StateRestarting:
+			out = append(out, ts)
+		}
+	}
+	return out
+}
+
+func (h *Distributed) waitTasksGone(ctx context.Context, name string) error {
+	for len(h.activeTasks(name)) > 0 {
+		select {
+		case <-ctx.Done():
+			return Internal("Timed out waiting for the tasks of %s to stop", name)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+// RestartConnector answers a plain restart, on the worker running the
+// connector.
+func (h *Distributed) RestartConnector(ctx context.Context, name string) error {
+	if !h.exists(name) {
+		return NotFound("Unknown connector: %s", name)
+	}
+	h.mu.Lock()
+	dc, here := h.conns[name], h.owned[name]
+	if here && dc != nil {
+		h.stopConnLocked(name, dc)
+		dc.failed = false
+		h.regen[name] = true
+		h.mu.Unlock()
+		h.Kick()
+		return nil
+	}
+	h.mu.Unlock()
+	st, ok := h.status.Connector(name)
+	if !ok {
+		return NotFound("Status for connector %s not found", name)
+	}
+	cl, err := forwardClient(ctx, "http://"+st.WorkerID)
+	if err != nil {
+		return err
+	}
+	_, err = cl.Restart(ctx, name, false, false)
+	return forwarded(err)
+}
+
+// RestartConnectorAndTasks answers a KIP-745 restart: the leader writes a
+// restart request that every worker applies to what it runs.
+func (h *Distributed) RestartConnectorAndTasks(ctx context.Context, name string, includeTasks, onlyFailed bool) (*ConnectorStateInfo, error) {
+	var answer *ConnectorStateInfo
+	err := h.atLeader(ctx, func() error {
+		if !h.exists(name) {
+			return NotFound("Unknown connector: %s", name)
+		}
+		st, err := h.ConnectorStatus(ctx, name)
+		if err != nil {
+			return NotFound("Status for connector %s not found", name)
+		}
+		if !onlyFailed || st.Connector.State == StateFailed {
+			st.Connector.State, st.Connector.Trace = StateRestarting, ""
+		}
+		for i, ts := range st.Tasks {
+			if includeTasks && (!onlyFailed || ts.State == StateFailed) {
+				st.Tasks[i].State, st.Tasks[i].Trace = StateRestarting, ""
+			}
+		}
+		if err := h.store.PutRestartRequest(ctx, name, onlyFailed, includeTasks); err != nil {
+			return Internal("Failed to write the restart request of %s: %v", name, err)
+		}
+		answer = st
+		return nil
+	}, func(cl *client.Client) error {
+		st, err := cl.Restart(ctx, name, includeTasks, onlyFailed)
+		if err != nil {
+			return err
+		}
+		answer, err = convert[ConnectorStateInfo](st)
+		return err
+	})
+	return answer, err
+}
+
+// RestartTask answers POST /connectors/{c}/tasks/{t}/restart, on the
+// worker running the task.
+func (h *Distributed) RestartTask(ctx context.Context, name string, task int) error {
+	if !h.exists(name) {
+		return NotFound("Unknown connector: %s", name)
+	}
+	id := TaskID{Connector: name, Task: task}
+	h.mu.Lock()
+	if dt, ok := h.tasks[id]; ok {
+		dt.t.Stop()
+		delete(h.tasks, id)
+		h.mu.Unlock()
+		h.Kick()
+		return nil
+	}
+	h.mu.Unlock()
+	ts, err := h.TaskStatus(ctx, name, task)
+	if err != nil {
+		return NotFound("Unknown task: %s", id)
+	}
+	cl, err := forwardClient(ctx, "http://"+ts.WorkerID)
+	if err != nil {
+		return err
+	}
+	return forwarded(cl.RestartTask(ctx, name, task))
+}
+
+// ConnectorTopics answers GET /connectors/{c}/topics.
+func (h *Distributed) ConnectorTopics(ctx context.Context, name string) ([]string, error) {
+	if !h.cfg.TopicTracking {
+		return nil, Forbidden("Topic tracking is disabled.")
+	}
+	t := h.status.Topics(name)
+	if t == nil {
+		t = []string{}
+	}
+	return t, nil
+}
+
+// ResetConnectorTopics answers PUT /connectors/{c}/topics/reset.
+func (h *Distributed) ResetConnectorTopics(ctx context.Context, name string) error {
+	if !h.cfg.TopicTracking {
+		return Forbidden("Topic tracking is disabled.")
+	}
+	if !h.cfg.TopicTrackingReset {
+		return Forbidden("Topic tracking reset is disabled.")
+	}
+	return h.status.ResetTopics(ctx, name)
+}
+
+// ConnectorOffsets answers GET /connectors/{c}/offsets on any worker.
+func (h *Distributed) ConnectorOffsets(ctx context.Context, name string) (*ConnectorOffsets, error) {
+	config, ok := h.store.Snapshot().Connectors[name]
+	if !ok {
+		return nil, NotFound("Connector %s not found", name)
+	}
+	typ := h.plugin(config["connector.class"]).Type
+	if typ != connect.PluginSink {
+		if err := h.offsets.ReadToEnd(ctx); err != nil {
+			return nil, Internal("Failed to retrieve offsets for source connector %s: %v", name, err)
+		}
+	}
+	return h.om.get(ctx, connectorRef{name: name, config: config, typ: typ})
+}
+
+// AlterConnectorOffsets answers PATCH /connectors/{c}/offsets, at the
+// leader.
+func (h *Distributed) AlterConnectorOffsets(ctx context.Context, name string, offsets []ConnectorOffset) (string, error) {
+	if len(offsets) == 0 {
+		return "", BadRequest("Partitions / offsets need to be provided for an alter offsets request")
+	}
+	var msg string
+	err := h.atLeader(ctx, func() (err error) {
+		msg, err = h.changeOffsets(ctx, name, offsets, false)
+		return err
+	}, func(cl *client.Client) error {
+		offs, err := convertOffsets(offsets)
+		if err != nil {
+			return err
+		}
+		msg, err = cl.AlterOffsets(ctx, name, offs)
+		return err
+	})
+	return msg, err
+}
+
+// ResetConnectorOffsets answers DELETE /connectors/{c}/offsets, at the
+// leader.
+func (h *Distributed) ResetConnectorOffsets(ctx context.Context, name string) (string, error) {
+	var msg string
+	err := h.atLeader(ctx, func() (err error) {
+		msg, err = h.changeOffsets(ctx, name, nil, true)
+		return err
+	}, func(cl *client.Client) (err error) {
+		msg, err = cl.ResetOffsets(ctx, name)
+		return err
+	})
+	return msg, err
+}
+
+// changeOffsets is the leader's part of an offsets change: the connector
+// must be STOPPED with no task configs, as in Kafka Connect, and no worker
+// may still run one of its tasks.
+func (h *Distributed) changeOffsets(ctx context.Context, name string, offsets []ConnectorOffset, reset bool) (string, error) {
+	if err := h.store.Refresh(ctx); err != nil {
+		return "", Internal("Failed to read to end of config topic before modifying connector offsets")
+	}
+	snap := h.store.Snapshot()
+	config, ok := snap.Connectors[name]
+	if !ok {
+		return "", NotFound("Connector %s not found", name)
+	}
+	if snap.target(name) != Stopped || len(snap.Tasks[name]) > 0 {
+		return "", notStopped(name)
+	}
+	if active := h.activeTasks(name); len(active) > 0 {
+		return "", Conflict("Task %s-%d of connector %s is still %s on worker %s; offsets can be changed once it has stopped", name, active[0].ID, name, active[0].State, active[0].WorkerID)
+	}
+	typ := h.plugin(config["connector.class"]).Type
+	if typ != connect.PluginSink {
+		if err := h.offsets.ReadToEnd(ctx); err != nil {
+			return "", Internal("Timed out while trying to read to the end of the offsets topic prior to modifying offsets for source connector %s", name)
+		}
+	}
+	handled, err := h.om.modifyOffsets(ctx, connectorRef{name: name, config: config, typ: typ}, offsets, reset)
+	if err != nil {
+		return "", err
+	}
+	verb := "altered"
+	if reset {
+		verb = "reset"
+	}
+	return successMessage(handled, verb), nil
+}
+
+// SubmitTaskConfigs takes a member's new task configs (the internal,
+// signed endpoint) and writes them, at the leader.
+func (h *Distributed) SubmitTaskConfigs(ctx context.Context, name string, body []byte, header http.Header) error {
+	if err := verifySignature(h.store.Snapshot().SessionKey, body, header); err != nil {
+		return err
+	}
+	var cfgs []map[string]string
+	if err := json.Unmarshal(body, &cfgs); err != nil {
+		return BadRequest("Invalid task configs: %v", err)
+	}
+	h.mu.Lock()
+	leader := h.leader
+	h.mu.Unlock()
+	if !leader {
+		return Conflict(msgConflictingOp)
+	}
+	snap := h.store.Snapshot()
+	if _, ok := snap.Connectors[name]; !ok {
+		return NotFound("Connector %s not found", name)
+	}
+	if snap.target(name) == Stopped && len(cfgs) > 0 {
+		return BadRequest("Cannot submit non-empty set of task configs for stopped connector %s", name)
+	}
+	if err := h.store.PutTaskConfigs(ctx, name, cfgs); err != nil {
+		return Internal("Failed to write the task configs of %s: %v", name, err)
+	}
+	return nil
+}
+
+// Plugins answers GET /connector-plugins.
+func (h *Distributed) Plugins(connectorsOnly bool) []PluginInfo {
+	return plugins(connectorsOnly)
+}
+
+// PluginConfig answers GET /connector-plugins/{plugin}/config.
+func (h *Distributed) PluginConfig(plugin string) ([]ConfigKeyInfo, error) {
+	return pluginConfig(plugin)
+}
+
+// EnsureSessionKey makes the leader write a new session key when there is
+// none or it is older than inter.worker.key.ttl.ms.
+func (h *Distributed) EnsureSessionKey(ctx context.Context) error {
+	h.mu.Lock()
+	leader := h.leader
+	h.mu.Unlock()
+	snap := h.store.Snapshot()
+	if !leader || (snap.SessionKey != nil && time.Since(snap.KeyCreated) < h.dcfg.KeyTTL) {
+		return nil
+	}
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return err
+	}
+	return h.store.PutSessionKey(ctx, key, time.Now())
+}
+
+// AdvertisedURL builds a worker's REST URL from Kafka Connect's
+// rest.advertised.* keys and the address its listener bound.
+func AdvertisedURL(cfg *worker.Config, restAddr string) string {
+	host, port, _ := net.SplitHostPort(restAddr)
+	if cfg.AdvertisedHost != "" {
+		host = cfg.AdvertisedHost
+	} else if host == "" || host == "::" || host == "0.0.0.0" {
+		host = "localhost"
+	}
+	if cfg.AdvertisedPort != 0 {
+		port = strconv.Itoa(cfg.AdvertisedPort)
+	}
+	return "http://" + net.JoinHostPort(host, port) + "/"
+}
