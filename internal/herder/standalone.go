@@ -664,7 +664,9 @@ func (h *Standalone) ResetConnectorTopics(ctx context.Context, name string) erro
 func (h *Standalone) Plugins(connectorsOnly bool) []PluginInfo { return plugins(connectorsOnly) }
 
 // PluginConfig answers GET /connector-plugins/{plugin}/config.
-func (h *Standalone) PluginConfig(plugin string) ([]ConfigKeyInfo, error) { return pluginConfig(plugin) }
+func (h *Standalone) PluginConfig(plugin string) ([]ConfigKeyInfo, error) {
+	return pluginConfig(plugin)
+}
 
 // plugins lists the installed plugins: sinks, sources, then (when not
 // connectorsOnly) the other kinds, as Kafka Connect orders them.
