@@ -12,8 +12,14 @@ import (
 // clientOptions turns Kafka client properties (Java names) into franz-go
 // options. Keys that have no franz-go equivalent are ignored, as a Java
 // client ignores keys it does not know with a warning.
+//
+// Connection security (security.protocol, ssl.*, sasl.*) is handled by
+// securityOptions, in kafka_security.go.
 func clientOptions(props map[string]string) ([]kgo.Opt, error) {
-	var opts []kgo.Opt
+	opts, err := securityOptions(props)
+	if err != nil {
+		return nil, err
+	}
 	bad := func(k, v, why string) error {
 		return fmt.Errorf("Invalid value %s for configuration %s: %s", v, k, why)
 	}

@@ -125,12 +125,15 @@ func (w *Worker) Admin(name string, connConfig map[string]string) (*kadm.Client,
 	return kadm.NewClient(cl), cl.Close, nil
 }
 
-// onlyClientKeys drops worker keys that look like client keys but are not
-// (batch.size of a connector, for instance, must not reach the producer).
+// onlyClientKeys keeps the worker keys an admin client takes: where the
+// cluster is and how to reach it securely. Other top-level keys (such as a
+// connector's batch.size) must not be read as client settings.
 func onlyClientKeys(props map[string]string) map[string]string {
 	out := map[string]string{}
-	for _, k := range []string{"bootstrap.servers", "client.id", "security.protocol"} {
-		if v, ok := props[k]; ok {
+	for k, v := range props {
+		switch {
+		case k == "bootstrap.servers", k == "client.id", k == "security.protocol",
+			strings.HasPrefix(k, "ssl."), strings.HasPrefix(k, "sasl."):
 			out[k] = v
 		}
 	}
