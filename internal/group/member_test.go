@@ -1,0 +1,466 @@
+package group
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// fakeConfigTopic is the config topic shared by the fake handlers: every
+// handler is always caught up with it.
+type fakeConfigTopic struct {
+	mu     sync.Mutex
+	offset int64
+	work   map[string]int
+}
+
+func (c *fakeConfigTopic) set(work map[string]int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.offset++
+	c.work = work
+}
+
+func (c *fakeConfigTopic) snapshot() (int64, map[string]int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.offset, maps.Clone(c.work)
+}
+
+// fakeHandler records what the member tells the herder.
+type fakeHandler struct {
+	topic *fakeConfigTopic
+
+	mu       sync.Mutex
+	owned    itemSet
+	revoked  int
+	assigned int
+	maxDelay int32
+	errors   int
+}
+
+func (h *fakeHandler) ConfigOffset() int64 { o, _ := h.topic.snapshot(); return o }
+func (h *fakeHandler) CatchUp(ctx context.Context, offset int64) bool {
+	return h.ConfigOffset() >= offset
+}
+func (h *fakeHandler) Work() map[string]int { _, w := h.topic.snapshot(); return w }
+
+func (h *fakeHandler) Revoked(revoked []ConnectorTasks) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.revoked++
+	h.owned.removeAll(toItems(revoked))
+}
+
+func (h *fakeHandler) Assigned(a Assignment, owned []ConnectorTasks, generation int32, leader bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.assigned++
+	h.owned = toItems(owned)
+	h.maxDelay = max(h.maxDelay, a.Delay)
+	if a.Error != ErrNone {
+		h.errors++
+	}
+}
+
+func (h *fakeHandler) stats() (maxDelay int32, errors int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.maxDelay, h.errors
+}
+
+func (h *fakeHandler) ownedItems() itemSet {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.owned.clone()
+}
+
+type testWorker struct {
+	url    string
+	h      *fakeHandler
+	m      *Member
+	cancel context.CancelFunc
+	done   chan error
+}
+
+func startWorker(t *testing.T, addrs []string, topic *fakeConfigTopic, group, url, protocol string, log *slog.Logger) *testWorker {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addrs...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	h := &fakeHandler{topic: topic, owned: itemSet{}}
+	m := NewMember(Config{
+		Client:            cl,
+		GroupID:           group,
+		URL:               url,
+		SessionTimeout:    3 * time.Second,
+		RebalanceTimeout:  5 * time.Second,
+		HeartbeatInterval: 100 * time.Millisecond,
+		Protocol:          protocol,
+		MaxDelay:          500 * time.Millisecond,
+		Log:               log.With("worker", url),
+	}, h)
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &testWorker{url: url, h: h, m: m, cancel: cancel, done: make(chan error, 1)}
+	go func() { w.done <- m.Run(ctx) }()
+	t.Cleanup(w.stop)
+	return w
+}
+
+func (w *testWorker) stop() {
+	w.cancel()
+	<-w.done
+	w.done <- nil // let later stop calls return
+}
+
+// eventually polls cond until it returns "" or the deadline passes.
+func eventually(t *testing.T, timeout time.Duration, cond func() string) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	var why string
+	for time.Now().Before(deadline) {
+		if why = cond(); why == "" {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("condition not met within %v: %s", timeout, why)
+}
+
+// converged checks that every configured item is owned by exactly one of the
+// workers, that they agree on the generation and the leader, that exactly
+// one of them is the leader and that none is rebalancing.
+func converged(topic *fakeConfigTopic, ws ...*testWorker) string {
+	_, work := topic.snapshot()
+	want := configuredItems(work)
+	seen := map[item]string{}
+	for _, w := range ws {
+		for i := range w.h.ownedItems() {
+			if o, ok := seen[i]; ok {
+				return fmt.Sprintf("%v owned by %s and %s", i, o, w.url)
+			}
+			seen[i] = w.url
+		}
+	}
+	for i := range want {
+		if _, ok := seen[i]; !ok {
+			return fmt.Sprintf("%v not owned", i)
+		}
+	}
+	for i := range seen {
+		if !want.has(i) {
+			return fmt.Sprintf("%v owned by %s but not configured", i, seen[i])
+		}
+	}
+	var leaders []string
+	gen := ws[0].m.Generation()
+	for _, w := range ws {
+		if w.m.Rebalancing() {
+			return w.url + " is rebalancing"
+		}
+		if g := w.m.Generation(); g != gen {
+			return fmt.Sprintf("generations differ: %d vs %d", g, gen)
+		}
+		if w.m.IsLeader() {
+			leaders = append(leaders, w.url)
+		}
+	}
+	if len(leaders) != 1 {
+		return fmt.Sprintf("leaders: %v", leaders)
+	}
+	for _, w := range ws {
+		if got := w.m.LeaderURL(); got != leaders[0] {
+			return fmt.Sprintf("%s thinks the leader is %q, want %q", w.url, got, leaders[0])
+		}
+	}
+	return ""
+}
+
+func testLogger() *slog.Logger {
+	if testing.Verbose() {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
+func TestMemberIntegration(t *testing.T) {
+	for _, protocol := range []string{"sessioned", "eager"} {
+		t.Run(protocol, func(t *testing.T) { testMemberIntegration(t, protocol) })
+	}
+}
+
+func testMemberIntegration(t *testing.T, protocol string) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.GroupMinSessionTimeout(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	log := testLogger()
+
+	topic := &fakeConfigTopic{}
+	topic.set(work3x2())
+	var ws []*testWorker
+	for i := range 3 {
+		ws = append(ws, startWorker(t, c.ListenAddrs(), topic, "connect-cluster", fmt.Sprintf("http://w%d:8083/", i), protocol, log))
+	}
+	eventually(t, 10*time.Second, func() string { return converged(topic, ws...) })
+	for _, w := range ws {
+		if n := len(w.h.ownedItems()); n != 3 {
+			t.Errorf("%s owns %d items, want 3 (balanced)", w.url, n)
+		}
+		if w.m.MemberID() == "" {
+			t.Errorf("%s has no member id", w.url)
+		}
+	}
+
+	// Stop a follower: after the max delay its work belongs to the others.
+	var victim *testWorker
+	var survivors []*testWorker
+	for _, w := range ws {
+		if victim == nil && !w.m.IsLeader() {
+			victim = w
+		} else {
+			survivors = append(survivors, w)
+		}
+	}
+	victim.stop()
+	if victim.m.MemberID() != "" || victim.m.Generation() != -1 {
+		t.Errorf("stopped member still has an id/generation: %q %d", victim.m.MemberID(), victim.m.Generation())
+	}
+	stopped := time.Now()
+	eventually(t, 10*time.Second, func() string { return converged(topic, survivors...) })
+	if protocol == "sessioned" {
+		if d, _ := survivors[0].h.stats(); d <= 0 || d > 500 {
+			t.Errorf("departed member's work was not held back (max delay seen %d)", d)
+		}
+		if e := time.Since(stopped); e < 400*time.Millisecond {
+			t.Errorf("work reassigned after %v, before the max delay", e)
+		}
+	}
+
+	// Change the configured work and request a rebalance from a follower:
+	// the new work is spread and the deleted connector stopped.
+	topic.set(map[string]int{"a": 2, "b": 1, "d": 3})
+	var follower *testWorker
+	for _, w := range survivors {
+		if !w.m.IsLeader() {
+			follower = w
+		}
+	}
+	follower.m.RequestRejoin()
+	if !follower.m.Rebalancing() {
+		t.Error("Rebalancing() is false right after RequestRejoin")
+	}
+	eventually(t, 10*time.Second, func() string { return converged(topic, survivors...) })
+	a, b := len(survivors[0].h.ownedItems()), len(survivors[1].h.ownedItems())
+	if a+b != 9 || a < 3 || b < 3 {
+		t.Errorf("unbalanced after the change: %d and %d items", a, b)
+	}
+	for _, w := range survivors {
+		if _, errs := w.h.stats(); errs != 0 {
+			t.Errorf("%s got CONFIG_MISMATCH", w.url)
+		}
+	}
+
+	// Stop the leader: the last worker becomes leader (without the old
+	// leader's view, so nothing is held back) and owns everything.
+	for _, w := range survivors {
+		if w != follower {
+			w.stop()
+		}
+	}
+	eventually(t, 10*time.Second, func() string { return converged(topic, follower) })
+}
+
+// A leader that cannot catch up answers CONFIG_MISMATCH, and the group
+// recovers once it can.
+type laggingHandler struct {
+	*fakeHandler
+	mu  sync.Mutex
+	lag bool
+	own int64
+}
+
+func (h *laggingHandler) ConfigOffset() int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.lag {
+		return h.own
+	}
+	return h.fakeHandler.ConfigOffset()
+}
+
+func (h *laggingHandler) CatchUp(ctx context.Context, offset int64) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return !h.lag
+}
+
+func TestMemberConfigMismatch(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.GroupMinSessionTimeout(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	topic := &fakeConfigTopic{}
+	topic.set(map[string]int{"a": 1})
+
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	lh := &laggingHandler{fakeHandler: &fakeHandler{topic: topic, owned: itemSet{}}, lag: true, own: 0}
+	m := NewMember(Config{Client: cl, GroupID: "g", URL: "http://lead/", SessionTimeout: time.Second,
+		RebalanceTimeout: 2 * time.Second, HeartbeatInterval: 50 * time.Millisecond, Log: testLogger()}, lh)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+
+	// m joins first and leads; a second member is ahead of it in the
+	// config topic, so m cannot assign until it catches up.
+	eventually(t, 10*time.Second, func() string {
+		if !m.IsLeader() {
+			return "m is not the leader yet"
+		}
+		return ""
+	})
+	w := startWorker(t, c.ListenAddrs(), topic, "g", "http://ahead/", "sessioned", testLogger())
+	eventually(t, 10*time.Second, func() string {
+		if _, errs := w.h.stats(); errs == 0 {
+			return "no CONFIG_MISMATCH yet"
+		}
+		return ""
+	})
+	lh.mu.Lock()
+	lh.lag = false
+	lh.mu.Unlock()
+	mw := &testWorker{url: "http://lead/", h: lh.fakeHandler, m: m}
+	eventually(t, 10*time.Second, func() string { return converged(topic, mw, w) })
+}
+
+func TestMemberProtocolsAndDefaults(t *testing.T) {
+	topic := &fakeConfigTopic{}
+	topic.set(map[string]int{"a": 1}) // offset 1
+	for _, tc := range []struct {
+		protocol string
+		names    []string
+	}{
+		{"", []string{ProtocolSessioned, ProtocolCompatible, ProtocolDefault}},
+		{"sessioned", []string{ProtocolSessioned, ProtocolCompatible, ProtocolDefault}},
+		{"compatible", []string{ProtocolCompatible, ProtocolDefault}},
+		{"eager", []string{ProtocolDefault}},
+	} {
+		m := NewMember(Config{URL: "http://w:8083/", Protocol: tc.protocol}, &fakeHandler{topic: topic})
+		if m.Generation() != -1 || !m.Rebalancing() || m.IsLeader() || m.MemberID() != "" || m.LeaderURL() != "" {
+			t.Fatalf("fresh member state: gen %d rebalancing %v", m.Generation(), m.Rebalancing())
+		}
+		if m.cfg.SessionTimeout != 10*time.Second || m.cfg.RebalanceTimeout != time.Minute || m.cfg.HeartbeatInterval != 3*time.Second {
+			t.Fatalf("defaults: %+v", m.cfg)
+		}
+		ps := m.protocols()
+		var names []string
+		for _, p := range ps {
+			names = append(names, p.Name)
+			md, err := DecodeMetadata(p.Metadata)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, _ := ProtocolVersion(p.Name)
+			if md.Version != v || md.URL != "http://w:8083/" || md.ConfigOffset != 1 || md.Current != nil {
+				t.Fatalf("%s metadata: %+v", p.Name, md)
+			}
+		}
+		if fmt.Sprint(names) != fmt.Sprint(tc.names) {
+			t.Fatalf("%q offers %v, want %v", tc.protocol, names, tc.names)
+		}
+	}
+
+	// With an assignment, v1/v2 metadata carry the owned work.
+	m := NewMember(Config{URL: "u", Protocol: "sessioned"}, &fakeHandler{topic: topic})
+	m.last = &Assignment{Version: 2, Leader: "L", LeaderURL: "lu", ConfigOffset: 1}
+	m.owned = toItems([]ConnectorTasks{{Connector: "a", Tasks: []int32{-1, 0}}})
+	for _, p := range m.protocols() {
+		md, _ := DecodeMetadata(p.Metadata)
+		if p.Name == ProtocolDefault {
+			if md.Current != nil {
+				t.Fatal("v0 metadata carries an assignment")
+			}
+			continue
+		}
+		if md.Current == nil || md.Current.Version != 2 || fmt.Sprint(md.Current.Assigned) != "[{a [-1 0]}]" {
+			t.Fatalf("%s current: %+v", p.Name, md.Current)
+		}
+	}
+
+	if err := NewMember(Config{GroupID: "g"}, &fakeHandler{topic: topic}).Run(context.Background()); err == nil {
+		t.Fatal("Run without a client succeeded")
+	}
+}
+
+func TestMemberRequestRejoinFlags(t *testing.T) {
+	m := NewMember(Config{}, &fakeHandler{topic: &fakeConfigTopic{}})
+	m.mu.Lock()
+	m.rebalancing = false
+	m.mu.Unlock()
+	m.RequestRejoin()
+	m.RequestRejoin() // never blocks
+	if !m.Rebalancing() {
+		t.Fatal("not rebalancing after RequestRejoin")
+	}
+	m.beginRebalance()
+	select {
+	case <-m.rejoinCh:
+		t.Fatal("pending request not absorbed by the join")
+	default:
+	}
+}
+
+// When the coordinator is gone for longer than the session timeout the
+// member stops its work (the coordinator would have reassigned it).
+func TestMemberRevokesWhenCoordinatorUnreachable(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.GroupMinSessionTimeout(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	topic := &fakeConfigTopic{}
+	topic.set(map[string]int{"a": 1})
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	h := &fakeHandler{topic: topic, owned: itemSet{}}
+	m := NewMember(Config{Client: cl, GroupID: "g", URL: "u", SessionTimeout: 500 * time.Millisecond,
+		RebalanceTimeout: 500 * time.Millisecond, HeartbeatInterval: 50 * time.Millisecond, Log: testLogger()}, h)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+
+	eventually(t, 10*time.Second, func() string {
+		if len(h.ownedItems()) != 2 {
+			return "work not assigned"
+		}
+		return ""
+	})
+	c.Close()
+	eventually(t, 15*time.Second, func() string {
+		if n := len(h.ownedItems()); n != 0 {
+			return fmt.Sprintf("still owns %d items", n)
+		}
+		return ""
+	})
+}
