@@ -1,0 +1,298 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// recordSink collects what a KafkaLog hands to OnRecord.
+type recordSink struct {
+	mu       sync.Mutex
+	byPart   map[int32][]*kgo.Record
+	caughtUp int
+	// seenAtCaughtUp is how many records had arrived when OnCaughtUp ran.
+	seenAtCaughtUp int
+	total          int
+}
+
+func newRecordSink() *recordSink { return &recordSink{byPart: map[int32][]*kgo.Record{}} }
+
+func (s *recordSink) onRecord(r *kgo.Record) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.byPart[r.Partition] = append(s.byPart[r.Partition], r)
+	s.total++
+}
+
+func (s *recordSink) onCaughtUp() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.caughtUp++
+	s.seenAtCaughtUp = s.total
+}
+
+func (s *recordSink) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.total
+}
+
+func (s *recordSink) checkOrder(t *testing.T) {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for p, rs := range s.byPart {
+		for i := 1; i < len(rs); i++ {
+			if rs[i].Offset <= rs[i-1].Offset {
+				t.Fatalf("partition %d: offset %d delivered after %d", p, rs[i].Offset, rs[i-1].Offset)
+			}
+		}
+	}
+}
+
+func keyed(n int, prefix string) []fixtureRecord {
+	out := make([]fixtureRecord, n)
+	for i := range out {
+		out[i] = fixtureRecord{Key: fmt.Appendf(nil, "%s-%d", prefix, i), Value: fmt.Appendf(nil, "v%d", i)}
+	}
+	return out
+}
+
+func TestKafkaLogStartAndReadToEnd(t *testing.T) {
+	c := newCluster(t, kfake.SeedTopics(3, "log"))
+	raw := rawClient(t, c)
+	produceRaw(t, raw, "log", keyed(30, "a"))
+
+	sink := newRecordSink()
+	cfg := logCfg(c, "log")
+	cfg.OnRecord, cfg.OnCaughtUp = sink.onRecord, sink.onCaughtUp
+	l, err := NewKafkaLog(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx := testCtx(t)
+	if err := l.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := sink.count(); got != 30 {
+		t.Fatalf("after Start: %d records delivered, want 30", got)
+	}
+	if sink.caughtUp != 1 || sink.seenAtCaughtUp != 30 {
+		t.Fatalf("OnCaughtUp ran %d times, after %d records; want once after 30", sink.caughtUp, sink.seenAtCaughtUp)
+	}
+	if l.Partitions() != 3 {
+		t.Fatalf("Partitions() = %d, want 3", l.Partitions())
+	}
+
+	// Another writer; ReadToEnd must see its records.
+	produceRaw(t, raw, "log", keyed(7, "b"))
+	if err := l.ReadToEnd(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := sink.count(); got != 37 {
+		t.Fatalf("after ReadToEnd: %d records delivered, want 37", got)
+	}
+	sink.checkOrder(t)
+	if err := l.Start(ctx); err == nil {
+		t.Fatal("second Start succeeded")
+	}
+}
+
+func TestKafkaLogEmptyTopicAndOwnWrites(t *testing.T) {
+	c := newCluster(t, kfake.SeedTopics(2, "log"))
+	sink := newRecordSink()
+	cfg := logCfg(c, "log")
+	cfg.OnRecord, cfg.OnCaughtUp = sink.onRecord, sink.onCaughtUp
+	l, err := NewKafkaLog(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx := testCtx(t)
+	if err := l.SendAllAndRead(ctx, nil); err == nil {
+		t.Fatal("SendAllAndRead before Start succeeded")
+	}
+	if err := l.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if sink.caughtUp != 1 || sink.count() != 0 {
+		t.Fatalf("empty topic: caughtUp=%d records=%d", sink.caughtUp, sink.count())
+	}
+	kvs := []KeyValue{{Key: []byte("k1"), Value: []byte("v1")}, {Key: []byte("k2"), Value: []byte("v2")}, {Key: []byte("k1")}}
+	if err := l.SendAllAndRead(ctx, kvs); err != nil {
+		t.Fatal(err)
+	}
+	if got := sink.count(); got != 3 {
+		t.Fatalf("%d records delivered after SendAllAndRead, want 3", got)
+	}
+	var tomb *kgo.Record
+	for _, rs := range sink.byPart {
+		for _, r := range rs {
+			if string(r.Key) == "k1" && r.Value == nil {
+				tomb = r
+			}
+		}
+	}
+	if tomb == nil {
+		t.Fatal("the tombstone did not come back with a nil value")
+	}
+
+	if err := l.Send(ctx, []byte("k3"), []byte("v3")); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	l.SendAsync([]byte("k4"), []byte("v4"), func(err error) { done <- err })
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := l.ReadToEnd(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := sink.count(); got != 5 {
+		t.Fatalf("%d records delivered, want 5", got)
+	}
+
+	l.Close()
+	if err := l.ReadToEnd(ctx); !errors.Is(err, ErrLogClosed) {
+		t.Fatalf("ReadToEnd after Close: %v, want ErrLogClosed", err)
+	}
+	if err := l.Send(ctx, []byte("k"), nil); !errors.Is(err, ErrLogClosed) {
+		t.Fatalf("Send after Close: %v, want ErrLogClosed", err)
+	}
+	l.SendAsync([]byte("k"), nil, func(err error) { done <- err })
+	if err := <-done; !errors.Is(err, ErrLogClosed) {
+		t.Fatalf("SendAsync after Close: %v, want ErrLogClosed", err)
+	}
+}
+
+func TestKafkaLogStartWaitsForTopic(t *testing.T) {
+	c := newCluster(t)
+	sink := newRecordSink()
+	cfg := logCfg(c, "late")
+	cfg.OnRecord = sink.onRecord
+	l, err := NewKafkaLog(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	started := make(chan error, 1)
+	go func() { started <- l.Start(testCtx(t)) }()
+	if err := c.CreateTopic("late", 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-started; err != nil {
+		t.Fatal(err)
+	}
+	if err := l.SendAllAndRead(testCtx(t), []KeyValue{{Key: []byte("k"), Value: []byte("v")}}); err != nil {
+		t.Fatal(err)
+	}
+	if sink.count() != 1 {
+		t.Fatalf("%d records, want 1", sink.count())
+	}
+}
+
+func TestKafkaLogStartTimesOut(t *testing.T) {
+	c := newCluster(t)
+	l, err := NewKafkaLog(logCfg(c, "missing"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := l.Start(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Start with a canceled context: %v", err)
+	}
+}
+
+// The default partitioner must put every keyed record where Java's would
+// (murmur2, spec §4.2): otherwise compaction never pairs our records with
+// a Java worker's.
+func TestKafkaLogPartitionerIsJavas(t *testing.T) {
+	c := newCluster(t, kfake.SeedTopics(25, "offsets"))
+	l, err := NewKafkaLog(logCfg(c, "offsets"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx := testCtx(t)
+	if err := l.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var kvs []KeyValue
+	for i := range 300 {
+		kvs = append(kvs, KeyValue{Key: fmt.Appendf(nil, `["conn-%d",{"file":"/data/%d.log","n":%d}]`, i%7, i, i*i), Value: []byte("{}")})
+	}
+	kvs = append(kvs, KeyValue{Key: []byte(`["local-file-source",{"filename":"test.txt"}]`), Value: []byte(`{"position":1234}`)})
+	if err := l.SendAll(ctx, kvs); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for p, rs := range readAll(t, c, "offsets") {
+		for _, r := range rs {
+			n++
+			if want := PartitionFor(r.Key, 25); p != want {
+				t.Errorf("key %s landed in partition %d, Java's partitioner picks %d", r.Key, p, want)
+			}
+			if string(r.Key) == `["local-file-source",{"filename":"test.txt"}]` && p != 10 {
+				t.Errorf("the spec's worked example landed in partition %d, want 10", p)
+			}
+		}
+	}
+	if n != len(kvs) {
+		t.Fatalf("read back %d records, wrote %d", n, len(kvs))
+	}
+}
+
+// A Java leader with exactly-once support writes the config topic in
+// transactions, so the partition ends with a commit marker that no record
+// carries. ReadToEnd must count it as read instead of waiting forever.
+func TestKafkaLogTransactionMarkers(t *testing.T) {
+	c := newCluster(t, kfake.SeedTopics(1, "connect-configs"))
+	sink := newRecordSink()
+	cfg := logCfg(c, "connect-configs")
+	cfg.OnRecord = sink.onRecord
+	l, err := NewKafkaLog(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx := testCtx(t)
+
+	txn, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.TransactionalID("connect-cluster-connect"),
+		kgo.DefaultProduceTopic("connect-configs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer txn.Close()
+	write := func(key string) {
+		t.Helper()
+		if err := txn.BeginTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		if err := txn.ProduceSync(ctx, &kgo.Record{Key: []byte(key), Value: []byte(`{"tasks":0}`)}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+		if err := txn.EndTransaction(ctx, kgo.TryCommit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("commit-a")
+	if err := l.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	write("commit-b")
+	if err := l.ReadToEnd(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := sink.count(); got != 2 {
+		t.Fatalf("%d records delivered, want 2 (markers are not records)", got)
+	}
+}
