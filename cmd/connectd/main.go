@@ -30,7 +30,7 @@ func root() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: false,
 	}
-	cmd.AddCommand(standaloneCmd(), kafkaCmd())
+	cmd.AddCommand(standaloneCmd(), distributedCmd(), kafkaCmd())
 	return cmd
 }
 
@@ -74,6 +74,34 @@ func standaloneCmd() *cobra.Command {
 			<-ctx.Done()
 			s.Close()
 			return nil
+		},
+	}
+}
+
+func distributedCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "distributed worker.properties",
+		Short: "Run a worker of a cluster: workers with the same group.id share connectors through Kafka",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			props, err := properties.ParseFile(args[0])
+			if err != nil {
+				return err
+			}
+			loggers := logging.NewRegistry(os.Stderr)
+			slog.SetDefault(slog.New(loggers.Handler()))
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			s, err := server.StartDistributed(ctx, props, loggers)
+			if err != nil {
+				return err
+			}
+			select {
+			case <-ctx.Done():
+			case <-s.Done():
+			}
+			s.Close()
+			return s.Err()
 		},
 	}
 }

@@ -59,6 +59,12 @@ type Distributed struct {
 	tasks      map[TaskID]*dtask
 	regen      map[string]bool // connectors that asked for new task configs
 	plugins    map[string]connect.Plugin
+
+	// incarnations holds the latest task started here for each id, and
+	// gen the group generation, for status reports from task goroutines
+	// (which must not wait for mu).
+	incarnations sync.Map // TaskID → *worker.Task
+	gen          atomic.Int32
 }
 
 type dconn struct {
@@ -259,6 +265,7 @@ func (h *Distributed) Assigned(connectors []string, tasks []TaskID, leaderURL st
 		h.ownedTasks[t] = true
 	}
 	h.leader, h.leaderURL, h.generation = leader, leaderURL, generation
+	h.gen.Store(generation)
 	h.mu.Unlock()
 	if h.store.Snapshot().Offset < configOffset {
 		ctx, cancel := context.WithTimeout(context.Background(), h.dcfg.WorkerSyncTimeout)
@@ -323,15 +330,15 @@ func (h *Distributed) taskState(id TaskID) string {
 
 // TaskState records a task's state in the status topic, unless the task
 // was already replaced here.
+//
+// It must not take h.mu: the herder holds it while waiting for tasks to
+// stop, and a stopping task reports its last state.
 func (h *Distributed) TaskState(t *worker.Task, state, trace string) {
 	id := TaskID{Connector: t.Connector, Task: t.ID}
-	h.mu.Lock()
-	dt := h.tasks[id]
-	gen := h.generation
-	h.mu.Unlock()
-	if dt != nil && dt.t != t {
+	if cur, ok := h.incarnations.Load(id); ok && cur.(*worker.Task) != t {
 		return
 	}
+	gen := h.gen.Load()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := h.status.PutTask(ctx, id, state, trace, h.workerID, gen, state == StateUnassigned); err != nil {
@@ -380,13 +387,25 @@ func (h *Distributed) reconcile(ctx context.Context) {
 
 	// Tasks first: those no longer owned or configured stop before their
 	// connector might.
+	var removed []TaskID
 	h.stopTasksLocked(func(id TaskID) bool {
 		if !h.ownedTasks[id] {
 			return true
 		}
 		cfgs := snap.Tasks[id.Connector]
-		return id.Task >= len(cfgs) || !maps.Equal(h.tasks[id].config, cfgs[id.Task])
+		if id.Task >= len(cfgs) {
+			removed = append(removed, id)
+			return true
+		}
+		return !maps.Equal(h.tasks[id].config, cfgs[id.Task])
 	}, StateUnassigned)
+	// A task whose config is gone has no status any more (Kafka Connect's
+	// leader writes these tombstones after the rebalance).
+	for _, id := range removed {
+		if err := h.status.DeleteTask(ctx, id); err != nil {
+			h.log.Warn("deleting a task status failed", "task", id.String(), "error", err)
+		}
+	}
 	for id := range h.ownedTasks {
 		cfgs, ok := snap.Tasks[id.Connector]
 		if _, exists := snap.Connectors[id.Connector]; !exists || !ok || id.Task >= len(cfgs) {
@@ -543,6 +562,7 @@ func (h *Distributed) startTaskLocked(id TaskID, connConfig, taskConfig map[stri
 		return
 	}
 	h.tasks[id] = &dtask{t: t, config: taskConfig}
+	h.incarnations.Store(id, t)
 }
 
 // stopTasksLocked stops, in parallel, the tasks running here that match.
@@ -588,8 +608,8 @@ func (h *Distributed) plugin(class string) connect.Plugin {
 // atLeader runs local when this worker leads the cluster, and remote
 // against the leader otherwise.
 func (h *Distributed) atLeader(ctx context.Context, local func() error, remote func(*client.Client) error) error {
-	if h.member != nil && h.member.Rebalancing() {
-		return Conflict(msgStaleConfig)
+	if err := h.awaitRebalance(ctx); err != nil {
+		return err
 	}
 	h.mu.Lock()
 	leader, leaderURL := h.leader, h.leaderURL
@@ -603,6 +623,31 @@ func (h *Distributed) atLeader(ctx context.Context, local func() error, remote f
 	}
 	return forwarded(remote(cl))
 }
+
+// awaitRebalance waits a little for a rebalance in progress to finish
+// before answering 409 as Kafka Connect does at once: a stop is followed
+// by a rebalance, and the offsets change a user sends right after the
+// stop should not fail for it.
+func (h *Distributed) awaitRebalance(ctx context.Context) error {
+	if h.member == nil {
+		return nil
+	}
+	deadline := time.Now().Add(rebalanceWait)
+	for h.member.Rebalancing() {
+		if time.Now().After(deadline) {
+			return Conflict(msgStaleConfig)
+		}
+		select {
+		case <-ctx.Done():
+			return Conflict(msgStaleConfig)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+// rebalanceWait bounds how long a request waits for a rebalance.
+const rebalanceWait = 10 * time.Second
 
 // ServerInfo answers GET /.
 func (h *Distributed) ServerInfo() ServerInfo {

@@ -81,7 +81,7 @@ func StartStandalone(ctx context.Context, props map[string]string, connectors []
 	if err != nil {
 		return fail(err)
 	}
-	clusterID, err := lookupClusterID(ctx, bootstrap)
+	clusterID, err := lookupClusterID(ctx, bootstrap, props)
 	if err != nil {
 		return fail(err)
 	}
@@ -140,8 +140,12 @@ func (s *Standalone) Close() {
 	}
 }
 
-func lookupClusterID(ctx context.Context, bootstrap []string) (string, error) {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap...))
+func lookupClusterID(ctx context.Context, bootstrap []string, props map[string]string) (string, error) {
+	security, err := worker.SecurityOptions(props)
+	if err != nil {
+		return "", err
+	}
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(bootstrap...)}, security...)...)
 	if err != nil {
 		return "", err
 	}

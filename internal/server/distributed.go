@@ -1,0 +1,387 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/connectd/connectd/internal/embedded"
+	"github.com/connectd/connectd/internal/group"
+	"github.com/connectd/connectd/internal/herder"
+	"github.com/connectd/connectd/internal/logging"
+	"github.com/connectd/connectd/internal/rest"
+	"github.com/connectd/connectd/internal/storage"
+	"github.com/connectd/connectd/internal/worker"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Distributed is a running member of a connectd cluster.
+type Distributed struct {
+	Herder   *herder.Distributed
+	Broker   *embedded.Broker // nil unless bootstrap.servers was unset
+	RESTAddr string
+
+	cancel  context.CancelFunc
+	done    chan struct{}
+	err     error // the herder's, once done is closed
+	servers []*http.Server
+	closers []func()
+}
+
+// StartDistributed starts a distributed worker: it checks or creates the
+// three internal topics, reads them, serves the REST API and joins the
+// group. It returns once the REST API answers; joining continues in the
+// background (GET /health says "starting" until the first assignment).
+func StartDistributed(ctx context.Context, props map[string]string, loggers *logging.Registry) (*Distributed, error) {
+	cfg, err := worker.ParseConfig(props)
+	if err != nil {
+		return nil, err
+	}
+	dcfg, err := worker.ParseDistributedConfig(props)
+	if err != nil {
+		return nil, err
+	}
+	log := loggers.Logger("org.apache.kafka.connect.runtime.distributed")
+	s := &Distributed{done: make(chan struct{})}
+	fail := func(err error) (*Distributed, error) {
+		s.Close()
+		return nil, err
+	}
+	bootstrap := cfg.BootstrapServers
+	if len(bootstrap) == 0 {
+		if err := os.MkdirAll(filepath.Dir(cfg.EmbeddedDataDir), 0o755); err != nil {
+			return nil, err
+		}
+		if s.Broker, err = embedded.Start(embedded.Config{Listen: cfg.EmbeddedListen, DataDir: cfg.EmbeddedDataDir}); err != nil {
+			return nil, err
+		}
+		s.closers = append(s.closers, s.Broker.Close)
+		bootstrap = []string{s.Broker.Addr()}
+		log.Info("embedded Kafka broker listening; any Kafka client can connect", "bootstrap.servers", s.Broker.Addr())
+	}
+	security, err := worker.SecurityOptions(props)
+	if err != nil {
+		return fail(err)
+	}
+	admCl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(bootstrap...)}, security...)...)
+	if err != nil {
+		return fail(err)
+	}
+	s.closers = append(s.closers, admCl.Close)
+	adm := kadm.NewClient(admCl)
+	clusterID, err := clusterIDOf(ctx, adm, bootstrap)
+	if err != nil {
+		return fail(err)
+	}
+	topics := []storage.TopicSpec{
+		{Name: dcfg.ConfigTopic, Property: storage.ConfigStorageTopicProperty, Purpose: storage.ConfigsTopicPurpose, Partitions: 1, ReplicationFactor: dcfg.ConfigReplication, Configs: dcfg.ConfigTopicConfigs, RequireSinglePartition: true, Logger: log},
+		{Name: dcfg.OffsetTopic, Property: storage.OffsetStorageTopicProperty, Purpose: storage.OffsetsTopicPurpose, Partitions: dcfg.OffsetPartitions, ReplicationFactor: dcfg.OffsetReplication, Configs: dcfg.OffsetTopicConfigs, Logger: log},
+		{Name: dcfg.StatusTopic, Property: storage.StatusStorageTopicProperty, Purpose: storage.StatusTopicPurpose, Partitions: dcfg.StatusPartitions, ReplicationFactor: dcfg.StatusReplication, Configs: dcfg.StatusTopicConfigs, Logger: log},
+	}
+	for _, spec := range topics {
+		if err := storage.EnsureTopic(ctx, adm, spec); err != nil {
+			return fail(err)
+		}
+	}
+
+	listeners, err := parseListeners(cfg.Listeners)
+	if err != nil {
+		return fail(err)
+	}
+	var lns []net.Listener
+	for _, addr := range listeners {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			for _, l := range lns {
+				l.Close()
+			}
+			return fail(fmt.Errorf("REST listener %s: %w", addr, err))
+		}
+		lns = append(lns, ln)
+	}
+	s.RESTAddr = lns[0].Addr().String()
+	url := herder.AdvertisedURL(cfg, s.RESTAddr)
+
+	logCfg := func(topic string) storage.KafkaLogConfig {
+		return storage.KafkaLogConfig{Topic: topic, Seeds: bootstrap, ClientOpts: security, Logger: log}
+	}
+	listener := &configListener{loggers: loggers}
+	configs, err := storage.NewConfigTopic(logCfg(dcfg.ConfigTopic), listener)
+	if err != nil {
+		return fail(err)
+	}
+	s.closers = append(s.closers, configs.Close)
+	status, err := storage.NewStatusTopic(logCfg(dcfg.StatusTopic))
+	if err != nil {
+		return fail(err)
+	}
+	s.closers = append(s.closers, status.Close)
+	offsets, err := storage.NewKafkaOffsetStore(logCfg(dcfg.OffsetTopic))
+	if err != nil {
+		return fail(err)
+	}
+	s.closers = append(s.closers, offsets.Close)
+	for _, start := range []func(context.Context) error{configs.Start, status.Start, offsets.Start} {
+		if err := start(ctx); err != nil {
+			return fail(err)
+		}
+	}
+
+	h := herder.NewDistributed(cfg, dcfg, bootstrap, configStore{configs}, statusStore{status}, offsets, herder.DistributedOptions{
+		URL: url, ClusterID: clusterID, Commit: Commit, Log: log,
+	})
+	listener.h = h
+	s.Herder = h
+	memberCl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(bootstrap...)}, security...)...)
+	if err != nil {
+		return fail(err)
+	}
+	s.closers = append(s.closers, memberCl.Close)
+	member := group.NewMember(group.Config{
+		Client: memberCl, GroupID: dcfg.GroupID, URL: url,
+		SessionTimeout: dcfg.SessionTimeout, RebalanceTimeout: dcfg.RebalanceTimeout, HeartbeatInterval: dcfg.HeartbeatInterval,
+		Protocol: dcfg.Protocol, MaxDelay: dcfg.ScheduledRebalanceMaxDelay, Log: log,
+	}, groupHandler{h})
+	h.SetMember(member)
+
+	handler := rest.New(h, loggers, rest.Options{
+		AdminEnabled: cfg.AdminListeners == nil || *cfg.AdminListeners != "",
+		Logger:       loggers.Logger("org.apache.kafka.connect.runtime.rest"),
+	})
+	for _, ln := range lns {
+		srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+		s.servers = append(s.servers, srv)
+		go func() {
+			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				log.Error("REST server stopped", "error", err)
+			}
+		}()
+		log.Info("REST API listening", "address", "http://"+ln.Addr().String(), "advertised", url)
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	go func() {
+		s.err = h.Run(runCtx)
+		if s.err != nil {
+			log.Error("the worker left the cluster", "error", s.err)
+		}
+		close(s.done)
+	}()
+	return s, nil
+}
+
+// Close leaves the group, stops what runs here (committing offsets), the
+// REST API, the stores and the embedded broker.
+func (s *Distributed) Close() {
+	if s.cancel != nil {
+		s.cancel()
+		<-s.done
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, srv := range s.servers {
+		_ = srv.Shutdown(ctx)
+	}
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		s.closers[i]()
+	}
+}
+
+// Done is closed when the worker stopped, by Close or by itself (a fatal
+// group error); Err then tells why.
+func (s *Distributed) Done() <-chan struct{} { return s.done }
+
+// Err is the error the worker stopped with, once Done is closed.
+func (s *Distributed) Err() error { return s.err }
+
+func clusterIDOf(ctx context.Context, adm *kadm.Client, bootstrap []string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	md, err := adm.BrokerMetadata(ctx)
+	if err != nil {
+		return "", fmt.Errorf("looking up the Kafka cluster id at %v: %w", bootstrap, err)
+	}
+	return md.Cluster, nil
+}
+
+// configListener passes config topic changes to the herder. It exists
+// before the herder does, because the store needs it first.
+type configListener struct {
+	h       *herder.Distributed
+	loggers *logging.Registry
+}
+
+func (l *configListener) ConnectorConfigUpdated(string) { l.changed(true) }
+func (l *configListener) TaskConfigsUpdated(string)     { l.changed(true) }
+func (l *configListener) TargetStateUpdated(string)     { l.changed(false) }
+func (l *configListener) SessionKeyUpdated()            {}
+
+func (l *configListener) RestartRequested(name string, onlyFailed, includeTasks bool) {
+	if l.h != nil {
+		l.h.RestartRequested(name, onlyFailed, includeTasks)
+	}
+}
+
+func (l *configListener) LoggerLevelSet(namespace, level string) {
+	if _, err := l.loggers.SetLevel(namespace, level); err != nil {
+		slog.Warn("ignoring a cluster logger level", "namespace", namespace, "level", level, "error", err)
+	}
+}
+
+func (l *configListener) changed(rebalance bool) {
+	if l.h != nil {
+		l.h.ConfigChanged(rebalance)
+	}
+}
+
+// configStore presents the config topic to the herder.
+type configStore struct{ t *storage.ConfigTopic }
+
+func (c configStore) Snapshot() herder.ClusterConfig {
+	st := c.t.Snapshot()
+	out := herder.ClusterConfig{
+		Offset:     st.Offset,
+		Connectors: map[string]map[string]string{}, Targets: map[string]herder.TargetState{},
+		Tasks: map[string][]map[string]string{}, Inconsistent: map[string]bool{},
+	}
+	for name, cs := range st.Connectors {
+		out.Connectors[name] = cs.Config
+		out.Targets[name] = herder.TargetState(cs.TargetState)
+		if cs.Inconsistent {
+			out.Inconsistent[name] = true
+		} else {
+			out.Tasks[name] = cs.Tasks
+		}
+	}
+	if st.SessionKey != nil {
+		out.SessionKey = st.SessionKey.Key
+		out.KeyCreated = time.UnixMilli(st.SessionKey.CreationTimestamp)
+	}
+	return out
+}
+
+func (c configStore) Refresh(ctx context.Context) error { return c.t.Refresh(ctx) }
+
+func (c configStore) PutConnectorConfig(ctx context.Context, name string, config map[string]string, target *herder.TargetState) error {
+	var t *string
+	if target != nil {
+		s := string(*target)
+		t = &s
+	}
+	return c.t.PutConnectorConfig(ctx, name, config, t)
+}
+
+func (c configStore) RemoveConnector(ctx context.Context, name string) error {
+	return c.t.RemoveConnector(ctx, name)
+}
+
+func (c configStore) PutTaskConfigs(ctx context.Context, name string, configs []map[string]string) error {
+	return c.t.PutTaskConfigs(ctx, name, configs)
+}
+
+func (c configStore) PutTargetState(ctx context.Context, name string, target herder.TargetState) error {
+	return c.t.PutTargetState(ctx, name, string(target))
+}
+
+func (c configStore) PutSessionKey(ctx context.Context, key []byte, created time.Time) error {
+	return c.t.PutSessionKey(ctx, storage.SessionKey{Key: key, Algorithm: storage.SessionKeyAlgorithm, CreationTimestamp: created.UnixMilli()})
+}
+
+func (c configStore) PutRestartRequest(ctx context.Context, name string, onlyFailed, includeTasks bool) error {
+	return c.t.PutRestartRequest(ctx, name, onlyFailed, includeTasks)
+}
+
+// statusStore presents the status topic to the herder.
+type statusStore struct{ t *storage.StatusTopic }
+
+func (s statusStore) PutConnector(ctx context.Context, name, state, trace, workerID string, generation int32) error {
+	return s.t.Put(ctx, storage.StatusRecord{Connector: name, State: state, Trace: trace, WorkerID: workerID, Generation: generation})
+}
+
+func (s statusStore) PutTask(ctx context.Context, id herder.TaskID, state, trace, workerID string, generation int32, safe bool) error {
+	rec := storage.StatusRecord{Connector: id.Connector, IsTask: true, Task: id.Task, State: state, Trace: trace, WorkerID: workerID, Generation: generation}
+	if safe {
+		_, err := s.t.PutSafe(ctx, rec)
+		return err
+	}
+	return s.t.Put(ctx, rec)
+}
+
+func (s statusStore) DeleteConnector(ctx context.Context, name string) error {
+	return s.t.DeleteConnector(ctx, name)
+}
+
+func (s statusStore) DeleteTask(ctx context.Context, id herder.TaskID) error {
+	return s.t.DeleteTask(ctx, id.Connector, id.Task)
+}
+
+func (s statusStore) Connector(name string) (herder.State, bool) {
+	r, ok := s.t.Connector(name)
+	return herder.State{State: r.State, WorkerID: r.WorkerID, Trace: r.Trace}, ok
+}
+
+func (s statusStore) Tasks(name string) []herder.TaskState {
+	var out []herder.TaskState
+	for _, r := range s.t.Tasks(name) {
+		out = append(out, herder.TaskState{ID: r.Task, State: r.State, WorkerID: r.WorkerID, Trace: r.Trace})
+	}
+	return out
+}
+
+func (s statusStore) PutTopic(ctx context.Context, connector, topic string, task int) error {
+	return s.t.PutTopic(ctx, storage.TopicStatus{Topic: topic, Connector: connector, Task: task, DiscoverTimestamp: time.Now().UnixMilli()})
+}
+
+func (s statusStore) Topics(name string) []string { return s.t.Topics(name) }
+
+func (s statusStore) ResetTopics(ctx context.Context, name string) error {
+	return s.t.ResetTopics(ctx, name)
+}
+
+// groupHandler presents the herder to the group member.
+type groupHandler struct{ h *herder.Distributed }
+
+func (g groupHandler) ConfigOffset() int64 { return g.h.ConfigOffset() }
+func (g groupHandler) CatchUp(ctx context.Context, offset int64) bool {
+	return g.h.CatchUp(ctx, offset)
+}
+func (g groupHandler) Work() map[string]int { return g.h.Work() }
+
+func (g groupHandler) Revoked(revoked []group.ConnectorTasks) {
+	conns, tasks := split(revoked)
+	g.h.Revoked(conns, tasks)
+}
+
+func (g groupHandler) Assigned(a group.Assignment, owned []group.ConnectorTasks, generation int32, leader bool) {
+	conns, tasks := split(owned)
+	g.h.Assigned(conns, tasks, a.LeaderURL, a.ConfigOffset, generation, leader)
+	if leader {
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if err := g.h.EnsureSessionKey(ctx); err != nil {
+				slog.Warn("writing a session key failed", "error", err)
+			}
+		}()
+	}
+}
+
+func split(items []group.ConnectorTasks) (conns []string, tasks []herder.TaskID) {
+	for _, ct := range items {
+		for _, t := range ct.Tasks {
+			if t == group.ConnectorTask {
+				conns = append(conns, ct.Connector)
+			} else {
+				tasks = append(tasks, herder.TaskID{Connector: ct.Connector, Task: int(t)})
+			}
+		}
+	}
+	return conns, tasks
+}

@@ -1,0 +1,164 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/connectd/connectd/internal/embedded"
+	"github.com/connectd/connectd/internal/logging"
+)
+
+// cluster is a set of distributed workers started in-process on one
+// embedded broker.
+type cluster struct {
+	t       *testing.T
+	broker  *embedded.Broker
+	workers []*Distributed
+	props   map[string]string
+}
+
+func startCluster(t *testing.T, n int, extra map[string]string) *cluster {
+	t.Helper()
+	b, err := embedded.Start(embedded.Config{Listen: "127.0.0.1:0", DataDir: filepath.Join(t.TempDir(), "kafka")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	c := &cluster{t: t, broker: b, props: map[string]string{
+		"bootstrap.servers":                 b.Addr(),
+		"listeners":                         "http://127.0.0.1:0",
+		"group.id":                          "connect-cluster",
+		"config.storage.topic":              "connect-configs",
+		"offset.storage.topic":              "connect-offsets",
+		"status.storage.topic":              "connect-status",
+		"config.storage.replication.factor": "1",
+		"offset.storage.replication.factor": "1",
+		"status.storage.replication.factor": "1",
+		"offset.flush.interval.ms":          "100",
+		"scheduled.rebalance.max.delay.ms":  "1000",
+		"heartbeat.interval.ms":             "300",
+		"session.timeout.ms":                "6000",
+		"rebalance.timeout.ms":              "10000",
+		"key.converter":                     "org.apache.kafka.connect.storage.StringConverter",
+		"value.converter":                   "org.apache.kafka.connect.storage.StringConverter",
+	}}
+	for k, v := range extra {
+		c.props[k] = v
+	}
+	for range n {
+		c.add()
+	}
+	return c
+}
+
+func (c *cluster) add() *Distributed {
+	c.t.Helper()
+	loggers := logging.NewRegistry(testLog())
+	if testingVerbose() {
+		_, _ = loggers.SetLevel("root", "DEBUG")
+	}
+	d, err := StartDistributed(context.Background(), c.props, loggers)
+	if err != nil {
+		c.t.Fatalf("starting a worker: %v", err)
+	}
+	c.workers = append(c.workers, d)
+	c.t.Cleanup(d.Close)
+	return d
+}
+
+func (c *cluster) worker(i int) *testWorker {
+	return &testWorker{t: c.t, s: &Standalone{RESTAddr: c.workers[i].RESTAddr}}
+}
+
+func taskWorker(w *testWorker, name string) string {
+	_, body := w.do("GET", "/connectors/"+name+"/status", "")
+	var st struct {
+		Tasks []struct {
+			State    string `json:"state"`
+			WorkerID string `json:"worker_id"`
+		} `json:"tasks"`
+	}
+	_ = json.Unmarshal([]byte(body), &st)
+	if len(st.Tasks) == 0 || st.Tasks[0].State != "RUNNING" {
+		return ""
+	}
+	return st.Tasks[0].WorkerID
+}
+
+// Create through one worker, read through another, change offsets through
+// a follower, lose the worker running the task: the cluster carries on.
+func TestDistributedClusterInProcess(t *testing.T) {
+	c := startCluster(t, 3, nil)
+	for i := range c.workers {
+		w := c.worker(i)
+		eventually(t, fmt.Sprintf("worker %d healthy", i), func() bool {
+			code, _ := w.do("GET", "/health", "")
+			return code == 200
+		})
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.txt")
+	writeLines(t, in, lines(1, 10)...)
+	w1, w2, w3 := c.worker(0), c.worker(1), c.worker(2)
+	w1.must(201, "POST", "/connectors", jsonString(map[string]any{
+		"name": "src", "config": map[string]string{"connector.class": "FileStreamSource", "file": in, "topic": "lines"},
+	}))
+	eventually(t, "the task running", func() bool { return taskWorker(w3, "src") != "" })
+	if got := readTopic(t, c.broker.Addr(), "lines", 10); !slices.Equal(got, lines(1, 10)) {
+		t.Fatalf("topic holds %v", got)
+	}
+	eventually(t, "offsets committed", func() bool {
+		_, body := w2.do("GET", "/connectors/src/offsets", "")
+		return strings.Contains(body, `"position":90`)
+	})
+	w2.must(204, "PUT", "/connectors/src/stop", "")
+	eventually(t, "stopped", func() bool { return w3.state("src") == "STOPPED" })
+	w3.must(200, "PATCH", "/connectors/src/offsets", fmt.Sprintf(`{"offsets":[{"partition":{"filename":%q},"offset":{"position":45}}]}`, in))
+	if body := w1.must(200, "GET", "/connectors/src/offsets", ""); !strings.Contains(body, `"position":45`) {
+		t.Fatalf("offsets after PATCH through a follower: %s", body)
+	}
+	w2.must(202, "PUT", "/connectors/src/resume", "")
+	if got := readTopic(t, c.broker.Addr(), "lines", 15); !slices.Equal(got[10:], lines(6, 10)) {
+		t.Fatalf("after altering to 45 the source emitted %v", got[10:])
+	}
+
+	// Lose the worker running the task.
+	var owner string
+	eventually(t, "the task running again", func() bool { owner = taskWorker(w1, "src"); return owner != "" })
+	victim := -1
+	for i, d := range c.workers {
+		if strings.HasSuffix(owner, ":"+d.RESTAddr[strings.LastIndex(d.RESTAddr, ":")+1:]) {
+			victim = i
+		}
+	}
+	if victim < 0 {
+		t.Fatalf("no worker matches %s", owner)
+	}
+	c.workers[victim].Close()
+	survivor := c.worker((victim + 1) % 3)
+	eventually(t, "the task running on a survivor", func() bool {
+		w := taskWorker(survivor, "src")
+		return w != "" && w != owner
+	})
+	writeLines(t, in, "line-011")
+	got := readTopic(t, c.broker.Addr(), "lines", 16)
+	if !slices.Contains(got, "line-011") {
+		t.Fatalf("the moved task did not go on: %v", got)
+	}
+}
+
+func testLog() io.Writer {
+	if testingVerbose() {
+		return os.Stderr
+	}
+	return io.Discard
+}
+
+func testingVerbose() bool { return os.Getenv("CONNECTD_TEST_LOG") != "" }
