@@ -1,0 +1,179 @@
+package server
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// procWorker is a distributed worker running as its own process.
+type procWorker struct {
+	t     *testing.T
+	bin   string
+	props string
+	port  int
+	cmd   *exec.Cmd
+	log   string
+}
+
+func (p *procWorker) start() {
+	p.t.Helper()
+	cmd := exec.Command(p.bin, "distributed", p.props)
+	f, err := os.OpenFile(p.log, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = f, f
+	if err := cmd.Start(); err != nil {
+		p.t.Fatal(err)
+	}
+	p.cmd = cmd
+	p.t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	eventually(p.t, fmt.Sprintf("worker on port %d healthy", p.port), func() bool {
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/health", p.port))
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	})
+}
+
+func (p *procWorker) rest() *testWorker {
+	return &testWorker{t: p.t, s: &Standalone{RESTAddr: fmt.Sprintf("127.0.0.1:%d", p.port)}}
+}
+
+func (p *procWorker) signal(sig syscall.Signal) {
+	_ = p.cmd.Process.Signal(sig)
+	_ = p.cmd.Wait()
+}
+
+// Three workers as separate processes on one broker (connectd kafka):
+// kill -9 the worker running the source task and watch the task run
+// elsewhere, then restart every worker in turn; every line reaches the
+// sink at least once.
+func TestDistributedProcessesSurviveKillAndRollingRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	kafkaAddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	broker := exec.Command(bin, "kafka", "--listen", kafkaAddr, "--data-dir", filepath.Join(dir, "kafka"))
+	if err := broker.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = broker.Process.Kill(); _ = broker.Wait() })
+	eventually(t, "the broker listening", func() bool {
+		conn, err := net.Dial("tcp", kafkaAddr)
+		if err == nil {
+			conn.Close()
+		}
+		return err == nil
+	})
+
+	workers := make([]*procWorker, 3)
+	for i := range workers {
+		port := freePort(t)
+		props := filepath.Join(dir, fmt.Sprintf("worker%d.properties", i))
+		writeFile(t, props, fmt.Sprintf(`
+bootstrap.servers=%s
+listeners=http://127.0.0.1:%d
+group.id=connect-cluster
+config.storage.topic=connect-configs
+offset.storage.topic=connect-offsets
+status.storage.topic=connect-status
+config.storage.replication.factor=1
+offset.storage.replication.factor=1
+status.storage.replication.factor=1
+offset.flush.interval.ms=200
+scheduled.rebalance.max.delay.ms=1000
+heartbeat.interval.ms=500
+session.timeout.ms=6000
+key.converter=org.apache.kafka.connect.storage.StringConverter
+value.converter=org.apache.kafka.connect.storage.StringConverter
+`, kafkaAddr, port))
+		workers[i] = &procWorker{t: t, bin: bin, props: props, port: port, log: filepath.Join(dir, fmt.Sprintf("worker%d.log", i))}
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, w := range workers {
+				b, _ := os.ReadFile(w.log)
+				if len(b) > 6000 {
+					b = b[len(b)-6000:]
+				}
+				t.Logf("%s:\n%s", w.log, b)
+			}
+		}
+	})
+	for _, w := range workers {
+		w.start()
+	}
+
+	in, out := filepath.Join(dir, "in.txt"), filepath.Join(dir, "out.txt")
+	written := 0
+	more := func(n int) {
+		var b strings.Builder
+		for range n {
+			fmt.Fprintf(&b, "line-%06d\n", written)
+			written++
+		}
+		f, err := os.OpenFile(in, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(b.String())
+		f.Close()
+	}
+	allThere := func() bool {
+		_, unique := countLines(out)
+		return len(unique) == written
+	}
+	more(1000)
+	w0 := workers[0].rest()
+	w0.must(201, "POST", "/connectors", jsonString(map[string]any{
+		"name": "src", "config": map[string]string{"connector.class": "FileStreamSource", "file": in, "topic": "lines"},
+	}))
+	w0.must(201, "POST", "/connectors", jsonString(map[string]any{
+		"name": "sink", "config": map[string]string{"connector.class": "FileStreamSink", "file": out, "topics": "lines"},
+	}))
+	eventually(t, "the first lines in the sink", allThere)
+
+	// kill -9 the worker running the source task.
+	var owner string
+	eventually(t, "the source task running", func() bool { owner = taskWorker(workers[1].rest(), "src"); return owner != "" })
+	victim := -1
+	for i, w := range workers {
+		if strings.HasSuffix(owner, fmt.Sprintf(":%d", w.port)) {
+			victim = i
+		}
+	}
+	if victim < 0 {
+		t.Fatalf("no worker listens on %s", owner)
+	}
+	workers[victim].signal(syscall.SIGKILL)
+	more(1000)
+	survivor := workers[(victim+1)%3].rest()
+	eventually(t, "the source task running on a survivor", func() bool {
+		w := taskWorker(survivor, "src")
+		return w != "" && w != owner
+	})
+	eventually(t, "every line in the sink after the kill", allThere)
+	workers[victim].start()
+
+	// Rolling restart, writing all along.
+	for _, w := range workers {
+		more(500)
+		w.signal(syscall.SIGTERM)
+		more(500)
+		w.start()
+	}
+	more(500)
+	eventually(t, "every line in the sink after the rolling restart", allThere)
+}
