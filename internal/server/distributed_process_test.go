@@ -144,6 +144,26 @@ value.converter=org.apache.kafka.connect.storage.StringConverter
 		"name": "sink", "config": map[string]string{"connector.class": "FileStreamSink", "file": out, "topics": "lines"},
 	}))
 	eventually(t, "the first lines in the sink", allThere)
+	// Status read through worker 3; offsets altered through followers
+	// (requests that only the leader serves are forwarded to it).
+	w2 := workers[2].rest()
+	eventually(t, "the status on worker 3", func() bool { return w2.state("src") == "RUNNING/RUNNING" })
+	eventually(t, "the source offsets committed", func() bool {
+		_, body := w2.do("GET", "/connectors/src/offsets", "")
+		return strings.Contains(body, fmt.Sprintf(`"position":%d`, 1000*12))
+	})
+	w2.must(204, "PUT", "/connectors/src/stop", "")
+	for _, w := range []*testWorker{workers[1].rest(), workers[2].rest()} {
+		w.must(200, "PATCH", "/connectors/src/offsets", fmt.Sprintf(`{"offsets":[{"partition":{"filename":%q},"offset":{"position":%d}}]}`, in, 500*12))
+	}
+	if body := w0.must(200, "GET", "/connectors/src/offsets", ""); !strings.Contains(body, fmt.Sprintf(`"position":%d`, 500*12)) {
+		t.Fatalf("offsets after PATCH through followers: %s", body)
+	}
+	w0.must(202, "PUT", "/connectors/src/resume", "")
+	eventually(t, "lines 500 to 999 sent again", func() bool {
+		total, _ := countLines(out)
+		return total >= 1500
+	})
 
 	// kill -9 the worker running the source task.
 	var owner string
