@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -127,6 +128,25 @@ func TestDistributedClusterInProcess(t *testing.T) {
 	w2.must(202, "PUT", "/connectors/src/resume", "")
 	if got := readTopic(t, c.broker.Addr(), "lines", 15); !slices.Equal(got[10:], lines(6, 10)) {
 		t.Fatalf("after altering to 45 the source emitted %v", got[10:])
+	}
+
+	// The internal endpoint takes task configs only with the cluster's
+	// signature (KIP-507).
+	code, body := w1.do("POST", "/connectors/src/tasks", `[{"task.class":"x"}]`)
+	if code != 400 || !strings.Contains(body, "Internal request missing required signature") {
+		t.Fatalf("unsigned internal request: %d %s", code, body)
+	}
+	req, _ := http.NewRequest("POST", "http://"+c.workers[0].RESTAddr+"/connectors/src/tasks", strings.NewReader(`[{"task.class":"x"}]`))
+	req.Header.Set("X-Connect-Authorization", "bm90IGEgc2lnbmF0dXJl")
+	req.Header.Set("X-Connect-Request-Signature-Algorithm", "HmacSHA256")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 403 || !strings.Contains(string(b), "Internal request contained invalid signature.") {
+		t.Fatalf("badly signed internal request: %d %s", resp.StatusCode, b)
 	}
 
 	// Lose the worker running the task.
