@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -89,25 +90,86 @@ func startWorker(bin, dir string, extra map[string]string) (*proc, error) {
 		rest:    fmt.Sprintf("http://127.0.0.1:%d", restPort),
 		kafka:   fmt.Sprintf("127.0.0.1:%d", kafkaPort),
 		logPath: filepath.Join(dir, "connectd.log"),
-		exited:  make(chan struct{}),
 	}
-	if p.logFile, err = os.Create(p.logPath); err != nil {
+	if err := p.spawn(bin, "standalone", propsPath); err != nil {
 		return nil, err
 	}
-	p.cmd = exec.Command(bin, "standalone", propsPath)
-	p.cmd.Dir = dir
+	return p, nil
+}
+
+// spawn execs bin with args in p.dir, its output going to p.logPath, and
+// records the process as a child to kill should the bench stop early.
+func (p *proc) spawn(bin string, args ...string) error {
+	var err error
+	p.exited = make(chan struct{})
+	if p.logFile, err = os.Create(p.logPath); err != nil {
+		return err
+	}
+	p.cmd = exec.Command(bin, args...)
+	p.cmd.Dir = p.dir
 	p.cmd.Stdout = p.logFile
 	p.cmd.Stderr = p.logFile
+	setPdeathsig(p.cmd)
 	p.started = time.Now()
 	if err := p.cmd.Start(); err != nil {
 		p.logFile.Close()
-		return nil, fmt.Errorf("starting %s: %w", bin, err)
+		return fmt.Errorf("starting %s: %w", bin, err)
 	}
+	children.add(p)
 	go func() {
 		p.waitErr = p.cmd.Wait()
+		children.remove(p)
 		close(p.exited)
 	}()
-	return p, nil
+	return nil
+}
+
+// children are the processes the bench started that are still running.
+var children = &childSet{m: map[*proc]struct{}{}}
+
+type childSet struct {
+	mu     sync.Mutex
+	m      map[*proc]struct{}
+	closed bool
+}
+
+func (c *childSet) add(p *proc) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed { // the bench is exiting: the child must not outlive it
+		_ = p.cmd.Process.Kill()
+		return
+	}
+	c.m[p] = struct{}{}
+}
+
+func (c *childSet) remove(p *proc) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, p)
+}
+
+// killAll sends SIGKILL to every child still running; children started
+// afterwards are killed at once.
+func (c *childSet) killAll() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	for p := range c.m {
+		_ = p.cmd.Process.Kill()
+	}
+}
+
+// kill sends SIGKILL and waits for the process to be gone. Unlike stop it
+// is fine to call on a process that has already exited.
+func (p *proc) kill() {
+	if p == nil || p.stopped {
+		return
+	}
+	p.stopped = true
+	_ = p.cmd.Process.Kill()
+	<-p.exited
+	p.logFile.Close()
 }
 
 // waitReady polls GET / until it answers 200 and returns the time of that
