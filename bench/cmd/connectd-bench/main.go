@@ -12,10 +12,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -24,7 +26,18 @@ func logf(format string, args ...any) {
 }
 
 func main() {
-	if err := run(); err != nil {
+	// Interrupted or terminated: take every worker and broker down too.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		sig := <-sigs
+		children.killAll()
+		fmt.Fprintln(os.Stderr, "connectd-bench:", sig)
+		os.Exit(1)
+	}()
+	err := run()
+	children.killAll() // normally none is left
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "connectd-bench:", err)
 		os.Exit(1)
 	}
@@ -34,7 +47,7 @@ func run() (err error) {
 	var (
 		bin         = flag.String("connectd", "", "the connectd binary to measure; empty builds ./cmd/connectd (run from the repository root)")
 		work        = flag.String("work", "", "scratch directory (default: a new temporary directory, removed at the end)")
-		figures     = flag.String("figures", "throughput,startup,offsets", "comma-separated figures to measure")
+		figures     = flag.String("figures", "throughput,startup,offsets,failover,cluster", "comma-separated figures to measure")
 		lines       = flag.Int("lines", 1_000_000, "throughput: lines in the source file")
 		lineBytes   = flag.Int("line-bytes", 100, "throughput: bytes per line, newline included")
 		rounds      = flag.Int("rounds", 3, "throughput: rounds (fresh worker each), best taken")
@@ -43,17 +56,23 @@ func run() (err error) {
 		idle        = flag.Duration("idle", 2*time.Second, "startup: idle time before reading VmRSS")
 		partitions  = flag.Int("partitions", 100_000, "offsets: source partitions in the offsets file")
 		gets        = flag.Int("gets", 5, "offsets: timed GET requests")
+		failovers   = flag.Int("failover-runs", 3, "failover: kills, each on a fresh cluster")
+		connectors  = flag.Int("cluster-connectors", 100, "cluster: connectors to create")
+		concurrency = flag.Int("cluster-concurrency", 1, "cluster: POST /connectors requests in flight at most")
 	)
 	flag.Parse()
 	want := map[string]bool{}
 	for _, f := range strings.Split(*figures, ",") {
 		switch f = strings.TrimSpace(f); f {
-		case "throughput", "startup", "offsets":
+		case "throughput", "startup", "offsets", "failover", "cluster":
 			want[f] = true
 		case "":
 		default:
-			return fmt.Errorf("unknown figure %q (want throughput, startup, offsets)", f)
+			return fmt.Errorf("unknown figure %q (want throughput, startup, offsets, failover, cluster)", f)
 		}
+	}
+	if *failovers < 1 || *connectors < 1 || *concurrency < 1 {
+		return fmt.Errorf("-failover-runs, -cluster-connectors and -cluster-concurrency must be at least 1")
 	}
 	if *work == "" {
 		dir, err := os.MkdirTemp("", "connectd-bench-")
@@ -82,6 +101,8 @@ func run() (err error) {
 	var tp *throughputResult
 	var su *startupResult
 	var off *offsetsResult
+	var fo *failoverResult
+	var cl *clusterResult
 	if want["throughput"] {
 		fmt.Fprintln(os.Stderr, "figure 1: file source throughput")
 		if tp, err = benchThroughput(*bin, *work, *lines, *lineBytes, *rounds, *runTimeout); err != nil {
@@ -100,7 +121,19 @@ func run() (err error) {
 			return err
 		}
 	}
-	report(os.Stdout, tp, su, off)
+	if want["failover"] {
+		fmt.Fprintln(os.Stderr, "figure 4: failover after kill -9")
+		if fo, err = benchFailover(*bin, *work, *failovers); err != nil {
+			return err
+		}
+	}
+	if want["cluster"] {
+		fmt.Fprintf(os.Stderr, "figure 5: 3-worker cluster to %d connectors RUNNING\n", *connectors)
+		if cl, err = benchCluster(*bin, *work, *connectors, *concurrency); err != nil {
+			return err
+		}
+	}
+	report(os.Stdout, tp, su, off, fo, cl)
 	return nil
 }
 
@@ -109,7 +142,7 @@ type row struct {
 	figure, value, limit, ratio, target, result string
 }
 
-func report(w io.Writer, tp *throughputResult, su *startupResult, off *offsetsResult) {
+func report(w io.Writer, tp *throughputResult, su *startupResult, off *offsetsResult, fo *failoverResult, cl *clusterResult) {
 	var rows []row
 	var notes []string
 	if tp != nil {
@@ -175,6 +208,45 @@ func report(w io.Writer, tp *throughputResult, su *startupResult, off *offsetsRe
 		notes = append(notes, fmt.Sprintf("offsets GETs: %s; body %s listing all %d partitions, checked",
 			joinD(off.gets), mb(int64(off.bodyBytes)), off.partitions))
 	}
+	if fo != nil {
+		limit := sessionTimeout + 2*time.Second
+		took := fo.took()
+		med, worst := medianD(took), slices.Max(took)
+		rows = append(rows,
+			row{
+				figure: fmt.Sprintf("failover: kill -9 to task RUNNING elsewhere, median of %d", len(took)),
+				value:  secs(med), limit: secs(limit),
+				ratio: fmt.Sprintf("%.2f", float64(med)/float64(limit)), target: "ratio < 1", result: passMiss(med < limit),
+			},
+			row{
+				figure: fmt.Sprintf("failover: kill -9 to task RUNNING elsewhere, max of %d", len(took)),
+				value:  secs(worst), limit: secs(limit),
+				ratio: fmt.Sprintf("%.2f", float64(worst)/float64(limit)), target: "ratio < 1", result: passMiss(worst < limit),
+			})
+		var runs []string
+		for _, r := range fo.runs {
+			runs = append(runs, r.String())
+		}
+		notes = append(notes, fmt.Sprintf("failover (fresh cluster per run, session.timeout.ms=%d, limit = session timeout + 2 s): %s",
+			sessionTimeout.Milliseconds(), strings.Join(runs, "; ")))
+	}
+	if cl != nil {
+		what := fmt.Sprintf("cluster: 3 workers, %d connectors", cl.connectors)
+		rows = append(rows,
+			row{figure: what + ", exec to all RUNNING", value: secs(cl.total), limit: "-", ratio: "-", target: "none", result: "n/a"},
+			row{figure: what + ", exec to 3 healthy", value: secs(cl.healthy), limit: "-", ratio: "-", target: "none", result: "n/a"},
+			row{figure: what + ", first POST to all RUNNING", value: secs(cl.running), limit: "-", ratio: "-", target: "none", result: "n/a"},
+		)
+		balance := "balanced"
+		if !cl.balanced(cl.tasks) {
+			balance = "NOT balanced"
+		}
+		notes = append(notes,
+			fmt.Sprintf("cluster: POSTs through worker 1, %d in flight at most, all answered after %s (%d retried after 409); polled GET /connectors?expand=status every 50 ms (%d polls)",
+				cl.concurrency, secs(cl.posted), cl.retries, cl.polls),
+			fmt.Sprintf("cluster: tasks per worker %s (%s); connectors per worker %s",
+				cl.spread(cl.tasks), balance, cl.spread(cl.conns)))
+	}
 	if len(rows) == 0 {
 		return
 	}
@@ -206,7 +278,7 @@ func report(w io.Writer, tp *throughputResult, su *startupResult, off *offsetsRe
 		}
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "machine: %s, %s/%s, %d CPUs, GOMAXPROCS %d; throughput is the best run, the others the median and max\n",
+	fmt.Fprintf(w, "machine: %s, %s/%s, %d CPUs, GOMAXPROCS %d; throughput is the best run, cluster a single run, the others the median and max\n",
 		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0))
 	for _, n := range notes {
 		fmt.Fprintln(w, n)
