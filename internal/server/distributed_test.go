@@ -61,11 +61,7 @@ func startCluster(t *testing.T, n int, extra map[string]string) *cluster {
 
 func (c *cluster) add() *Distributed {
 	c.t.Helper()
-	loggers := logging.NewRegistry(testLog())
-	if testingVerbose() {
-		_, _ = loggers.SetLevel("root", "DEBUG")
-	}
-	d, err := StartDistributed(context.Background(), c.props, loggers)
+	d, err := StartDistributed(context.Background(), c.props, testLoggers())
 	if err != nil {
 		c.t.Fatalf("starting a worker: %v", err)
 	}
@@ -174,11 +170,15 @@ func TestDistributedClusterInProcess(t *testing.T) {
 	}
 }
 
-func testLog() io.Writer {
-	if testingVerbose() {
-		return os.Stderr
+// testLoggers logs nothing, unless CONNECTD_TEST_LOG is set: then
+// everything, at DEBUG, to stderr.
+func testLoggers() *logging.Registry {
+	if !testingVerbose() {
+		return logging.NewRegistry(io.Discard)
 	}
-	return io.Discard
+	loggers := logging.NewRegistry(os.Stderr)
+	_, _ = loggers.SetLevel("root", "DEBUG")
+	return loggers
 }
 
 func testingVerbose() bool { return os.Getenv("CONNECTD_TEST_LOG") != "" }

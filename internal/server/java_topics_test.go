@@ -107,3 +107,39 @@ func TestDistributedServesJavaClusterTopics(t *testing.T) {
 		}
 	}
 }
+
+// A worker refuses internal topics that would lose data: a config topic
+// that is not compacted, or one with more than one partition.
+func TestDistributedRefusesUnsafeInternalTopics(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		parts   int32
+		configs map[string]*string
+		want    string
+	}{
+		{"deleting config topic", 1, map[string]*string{"cleanup.policy": kadm.StringPtr("delete")},
+			"Topic 'connect-configs' supplied via the 'config.storage.topic' property is required to have 'cleanup.policy=compact' to guarantee consistency and durability of connector configurations, but found the topic currently has 'cleanup.policy=delete'."},
+		{"config topic with 2 partitions", 2, map[string]*string{"cleanup.policy": kadm.StringPtr("compact")},
+			"Topic 'connect-configs' supplied via the 'config.storage.topic' property is required to have a single partition in order to guarantee consistency of connector configurations, but found 2 partitions."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := startCluster(t, 0, nil)
+			cl, err := kgo.NewClient(kgo.SeedBrokers(c.broker.Addr()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cl.Close()
+			if _, err := kadm.NewClient(cl).CreateTopic(context.Background(), tc.parts, 1, tc.configs, "connect-configs"); err != nil {
+				t.Fatal(err)
+			}
+			d, err := StartDistributed(context.Background(), c.props, testLoggers())
+			if err == nil {
+				d.Close()
+				t.Fatal("the worker started on an unsafe config topic")
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %q, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
