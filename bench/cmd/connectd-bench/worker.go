@@ -149,14 +149,25 @@ func (c *childSet) remove(p *proc) {
 	delete(c.m, p)
 }
 
-// killAll sends SIGKILL to every child still running; children started
-// afterwards are killed at once.
+// killAll sends SIGKILL to every child still running and waits (up to
+// 5 s) until they are reaped; children started afterwards are killed at
+// once.
 func (c *childSet) killAll() {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.closed = true
+	var exited []chan struct{}
 	for p := range c.m {
 		_ = p.cmd.Process.Kill()
+		exited = append(exited, p.exited)
+	}
+	c.mu.Unlock()
+	deadline := time.After(5 * time.Second)
+	for _, ch := range exited {
+		select {
+		case <-ch:
+		case <-deadline:
+			return
+		}
 	}
 }
 
