@@ -18,11 +18,12 @@ import (
 // n connectors and their tasks RUNNING.
 type clusterResult struct {
 	connectors, concurrency int
-	healthy                 time.Duration // first exec to GET /health 200 on all 3
-	posted                  time.Duration // first POST to the last POST answered 201
-	running                 time.Duration // first POST to every connector and task RUNNING
-	total                   time.Duration // first exec to every connector and task RUNNING
-	retries                 int           // POSTs answered 409 (rebalancing) and sent again
+	healthy                 time.Duration   // first exec to GET /health 200 on all 3
+	posted                  time.Duration   // first POST to the last POST answered 201
+	running                 time.Duration   // first POST to every connector and task RUNNING
+	total                   time.Duration   // first exec to every connector and task RUNNING
+	retries                 int             // POSTs answered 409 (rebalancing) and sent again
+	posts                   []time.Duration // each POST /connectors, retries included
 	polls                   int
 	workers                 []string       // worker_ids, in start order
 	tasks, conns            map[string]int // worker_id -> tasks / connectors running there
@@ -80,9 +81,12 @@ func benchCluster(bin, work string, n, concurrency int) (res *clusterResult, err
 		go func() {
 			defer wg.Done()
 			for i := range next {
+				t := time.Now()
 				retries, err := createSource(ctx, w1, fmt.Sprintf("source-%03d", i), files[i], fmt.Sprintf("cluster-%03d", i))
+				d := time.Since(t)
 				mu.Lock()
 				res.retries += retries
+				res.posts = append(res.posts, d)
 				if err != nil && firstErr == nil {
 					firstErr = err
 					cancel()
@@ -103,7 +107,8 @@ func benchCluster(bin, work string, n, concurrency int) (res *clusterResult, err
 		return nil, fmt.Errorf("%w; logs:\n%s", firstErr, c.logTails())
 	}
 	res.posted = time.Since(tPost)
-	logf("cluster: %d connectors created in %s (%d requests retried after 409)", n, secs(res.posted), res.retries)
+	logf("cluster: %d connectors created in %s (%d requests retried after 409; each POST median %s, max %s, %d over 0.5 s)",
+		n, secs(res.posted), res.retries, ms(medianD(res.posts)), ms(slices.Max(res.posts)), res.slowPosts())
 
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
@@ -174,6 +179,17 @@ func clusterRunning(ctx context.Context, w *proc, n int) (done bool, summary str
 	}
 	summary = fmt.Sprintf("%d connectors listed, %d RUNNING, %d tasks RUNNING", len(all), connsRunning, tasksRunning)
 	return done, summary, tasks, conns
+}
+
+// slowPosts counts the POSTs that took over half a second.
+func (r *clusterResult) slowPosts() int {
+	n := 0
+	for _, d := range r.posts {
+		if d > 500*time.Millisecond {
+			n++
+		}
+	}
+	return n
 }
 
 // spread formats per-worker counts in worker start order.

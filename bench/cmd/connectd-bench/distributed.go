@@ -30,8 +30,12 @@ var distProps = [][2]string{
 	{"value.converter", "org.apache.kafka.connect.storage.StringConverter"},
 }
 
-// sessionTimeout is session.timeout.ms in distProps.
-const sessionTimeout = 6 * time.Second
+// sessionTimeout and heartbeatInterval are session.timeout.ms and
+// heartbeat.interval.ms in distProps.
+const (
+	sessionTimeout    = 6 * time.Second
+	heartbeatInterval = time.Second
+)
 
 // cluster is one `connectd kafka` broker and distributed workers, each a
 // process of the built binary, in a directory of their own.

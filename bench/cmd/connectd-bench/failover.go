@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,13 +21,19 @@ type failoverResult struct {
 type failoverRun struct {
 	took     time.Duration // SIGKILL to the survivor showing the task RUNNING elsewhere
 	noticed  time.Duration // SIGKILL to the survivor first showing anything else than RUNNING on the victim
-	from, to string        // worker_id before and after
+	from, to string        // "worker <n> (<worker_id>)" before and after
 	polls    int
 	setup    time.Duration // first worker exec to the task RUNNING (untimed part)
+	jitter   time.Duration // random extra wait before the kill
 }
 
 func (r failoverRun) String() string {
-	return fmt.Sprintf("%s (status changed after %s) from %s to %s, %d polls", secs(r.took), secs(r.noticed), r.from, r.to, r.polls)
+	between := "no other state in between"
+	if r.took-r.noticed > 15*time.Millisecond {
+		between = "first other state after " + secs(r.noticed)
+	}
+	return fmt.Sprintf("%s from %s to %s (%s; extra wait before the kill %s; %d polls)",
+		secs(r.took), r.from, r.to, between, secs(r.jitter), r.polls)
 }
 
 func (r *failoverResult) took() []time.Duration {
@@ -49,7 +56,7 @@ func benchFailover(bin, work string, runs int) (*failoverResult, error) {
 			return nil, fmt.Errorf("failover run %d: %w", i, err)
 		}
 		res.runs = append(res.runs, run)
-		logf("failover run %d: task RUNNING elsewhere %s after SIGKILL (cluster up and task RUNNING in %s)", i, run, secs(run.setup))
+		logf("failover run %d: task RUNNING elsewhere %s after SIGKILL (cluster up and task first RUNNING in %s)", i, run, secs(run.setup))
 	}
 	return res, nil
 }
@@ -88,7 +95,10 @@ func failoverOnce(bin, dir string) (run failoverRun, err error) {
 	// The task RUNNING, and all three workers agreeing on where, twice
 	// 2 s (two heartbeats) apart: the group has settled after the
 	// rebalance the new connector caused, so the kill hits a stable
-	// cluster.
+	// cluster. The heartbeats tick in step with that rebalance; a random
+	// extra wait of up to one heartbeat interval makes the kill land at
+	// a random point of their cycle rather than always just after one.
+	run.jitter = time.Duration(rand.Int64N(int64(heartbeatInterval)))
 	owner := ""
 	for {
 		if ctx.Err() != nil {
@@ -109,7 +119,7 @@ func failoverOnce(bin, dir string) (run failoverRun, err error) {
 			break
 		}
 		owner = o
-		time.Sleep(2 * time.Second)
+		time.Sleep(2*heartbeatInterval + run.jitter)
 	}
 	victim := -1
 	for i, w := range c.workers {
@@ -145,13 +155,17 @@ func failoverOnce(bin, dir string) (run failoverRun, err error) {
 		case <-tick.C:
 		}
 	}
-	known := false
+	to := -1
 	for i, w := range c.workers {
-		known = known || (i != victim && w.workerID() == run.to)
+		if i != victim && w.workerID() == run.to {
+			to = i
+		}
 	}
-	if !known {
+	if to < 0 {
 		return run, fmt.Errorf("the task moved from %s to %s, which is no surviving worker", owner, run.to)
 	}
+	run.from = fmt.Sprintf("worker %d (%s)", victim+1, run.from)
+	run.to = fmt.Sprintf("worker %d (%s)", to+1, run.to)
 	return run, c.alive()
 }
 
