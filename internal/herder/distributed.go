@@ -176,8 +176,16 @@ func (h *Distributed) WorkerID() string { return h.workerID }
 func (h *Distributed) Run(ctx context.Context) error {
 	memberDone := make(chan error, 1)
 	go func() { memberDone <- h.member.Run(ctx) }()
+	// The leader rotates the session key when it is older than
+	// inter.worker.key.ttl.ms, as Kafka Connect's leader does.
+	keyCheck := time.NewTicker(min(h.dcfg.KeyTTL/4, time.Minute))
+	defer keyCheck.Stop()
 	for {
 		select {
+		case <-keyCheck.C:
+			if err := h.EnsureSessionKey(ctx); err != nil {
+				h.log.Warn("rotating the session key failed", "error", err)
+			}
 		case <-ctx.Done():
 			h.stopAll()
 			return <-memberDone
