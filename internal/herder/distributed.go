@@ -178,7 +178,7 @@ func (h *Distributed) Run(ctx context.Context) error {
 	go func() { memberDone <- h.member.Run(ctx) }()
 	// The leader rotates the session key when it is older than
 	// inter.worker.key.ttl.ms, as Kafka Connect's leader does.
-	keyCheck := time.NewTicker(min(h.dcfg.KeyTTL/4, time.Minute))
+	keyCheck := time.NewTicker(max(min(h.dcfg.KeyTTL/4, time.Minute), time.Second))
 	defer keyCheck.Stop()
 	for {
 		select {
