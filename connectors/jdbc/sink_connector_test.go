@@ -1,0 +1,173 @@
+package jdbc
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/connectd/connectd/connect"
+)
+
+func TestSinkPluginRegistered(t *testing.T) {
+	for _, name := range []string{SinkConnectorClass, "JdbcSinkConnector", "JdbcSink"} {
+		p, err := connect.LookupPlugin(name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if p.Class != SinkConnectorClass || p.Type != connect.PluginSink || p.Version != SinkVersion {
+			t.Errorf("%s: %+v", name, p)
+		}
+		if _, ok := p.New().(connect.SinkConnector); !ok {
+			t.Errorf("%s: New gives %T", name, p.New())
+		}
+	}
+}
+
+func TestSinkConfigDefaults(t *testing.T) {
+	def := SinkConfigDef()
+	want := map[string]string{
+		"connection.attempts": "3", "connection.backoff.ms": "10000", "insert.mode": "insert", "batch.size": "3000",
+		"delete.enabled": "false", "table.name.format": "${topic}", "pk.mode": "none", "pk.fields": "",
+		"fields.whitelist": "", "db.timezone": "UTC", "auto.create": "false", "auto.evolve": "false",
+		"quote.sql.identifiers": "ALWAYS", "max.retries": "10", "retry.backoff.ms": "3000", "table.types": "TABLE",
+	}
+	for k, v := range want {
+		key := def.Key(k)
+		if key == nil {
+			t.Errorf("no key %s", k)
+			continue
+		}
+		if got := connect.FormatValue(key.Default); got == nil || *got != v {
+			t.Errorf("%s default = %v, want %s", k, got, v)
+		}
+	}
+	if k := def.Key("connection.url"); k == nil || !k.Required || k.Group != "Connection" {
+		t.Errorf("connection.url: %+v", k)
+	}
+	if k := def.Key("connection.password"); k == nil || k.Type != connect.ConfigPassword {
+		t.Errorf("connection.password: %+v", k)
+	}
+	if k := def.Key("pk.fields"); k == nil || k.Type != connect.ConfigList || !strings.Contains(k.Doc, "__connect_topic,__connect_partition,__connect_offset") {
+		t.Errorf("pk.fields: %+v", k)
+	}
+}
+
+func TestSinkConnectorTaskConfigs(t *testing.T) {
+	c := &SinkConnector{}
+	props := map[string]string{"name": "s", "connection.url": "jdbc:sqlite:/tmp/x.db", "topics": "a,b", "insert.mode": "upsert", "pk.mode": "kafka"}
+	if err := c.Start(nil, props); err != nil {
+		t.Fatal(err)
+	}
+	cfgs, err := c.TaskConfigs(3)
+	if err != nil || len(cfgs) != 3 {
+		t.Fatalf("%d configs, %v", len(cfgs), err)
+	}
+	for _, cfg := range cfgs {
+		if fmt.Sprint(cfg) != fmt.Sprint(props) {
+			t.Errorf("task config %v", cfg)
+		}
+	}
+	cfgs[0]["x"] = "y"
+	if _, ok := cfgs[1]["x"]; ok {
+		t.Error("task configs share a map")
+	}
+	if c.TaskClass() != SinkTaskClass || c.Version() != SinkVersion {
+		t.Error("TaskClass or Version")
+	}
+	off := int64(0)
+	if ok, err := c.AlterOffsets(props, map[connect.TopicPartition]*int64{{Topic: "a"}: &off, {Topic: "b"}: nil}); !ok || err != nil {
+		t.Errorf("AlterOffsets = %v, %v", ok, err)
+	}
+}
+
+func TestSinkConnectorStartErrors(t *testing.T) {
+	base := map[string]string{"connection.url": "jdbc:sqlite:/tmp/x.db"}
+	cases := []struct {
+		kv   []string
+		want string
+	}{
+		{[]string{"delete.enabled", "true"}, "Primary key mode must be 'record_key' when delete support is enabled"},
+		{[]string{"delete.enabled", "true", "pk.mode", "kafka"}, "Primary key mode must be 'record_key' when delete support is enabled"},
+		{[]string{"insert.mode", "upsert"}, "'upsert' is invalid: UPSERT mode requires key field names to be known"},
+		{[]string{"insert.mode", "bulk"}, "Invalid value bulk for configuration insert.mode: Invalid enumerator"},
+		{[]string{"pk.mode", "Kafka"}, "Invalid value Kafka for configuration pk.mode: Invalid enumerator"},
+		{[]string{"pk.mode", "kafka", "pk.fields", "a,b"}, "or exactly 3, defined fields are: [a, b]"},
+		{[]string{"db.timezone", "Mars/Olympus"}, "Invalid value Mars/Olympus for configuration db.timezone: Invalid time zone identifier"},
+		{[]string{"batch.size", "-1"}, "Invalid value -1 for configuration batch.size: Value must be at least 0"},
+		{[]string{"connection.url", "jdbc:oracle:thin:@h:1521:x"}, "Unsupported JDBC URL"},
+		{[]string{"table.name.format", ""}, "Invalid value  for configuration table.name.format: String must be non-empty"},
+	}
+	for _, c := range cases {
+		props := map[string]string{}
+		for k, v := range base {
+			props[k] = v
+		}
+		for i := 0; i < len(c.kv); i += 2 {
+			props[c.kv[i]] = c.kv[i+1]
+		}
+		err := (&SinkConnector{}).Start(nil, props)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: err = %v, want %q", c.kv, err, c.want)
+		}
+		if err := (&SinkTask{}).Start(nil, props); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("task %v: err = %v, want %q", c.kv, err, c.want)
+		}
+	}
+	if err := (&SinkConnector{}).Start(nil, map[string]string{}); err == nil || !strings.Contains(err.Error(), `"connection.url"`) {
+		t.Errorf("no url: %v", err)
+	}
+}
+
+func TestSinkConnectorValidate(t *testing.T) {
+	db := sqliteDB(t)
+	c := &SinkConnector{}
+	if errs := c.Validate(sinkProps(db)); len(errs) != 0 {
+		t.Errorf("valid config: %v", errs)
+	}
+	cases := []struct {
+		kv   []string
+		key  string
+		want string
+	}{
+		{[]string{"delete.enabled", "true"}, "pk.mode", "'none' is invalid: Deletes are only supported for pk.mode 'record_key'"},
+		{[]string{"delete.enabled", "true", "pk.mode", "record_value"}, "pk.mode", "'record_value' is invalid: Deletes are only supported for pk.mode 'record_key'"},
+		{[]string{"insert.mode", "update"}, "insert.mode", "'update' is invalid: UPDATE mode requires key field names to be known, check the primary key configuration (pk.mode is 'none')"},
+		{[]string{"insert.mode", "UPSERT", "pk.mode", "NONE"}, "insert.mode", "'UPSERT' is invalid: UPSERT mode requires key field names to be known, check the primary key configuration (pk.mode is 'none')"},
+		{[]string{"pk.mode", "kafka", "pk.fields", "t,p"}, "pk.fields", "PK mode is KAFKA so there should either be no field names defined for defaults [__connect_topic, __connect_partition, __connect_offset] to be applicable, or exactly 3, defined fields are: [t, p]"},
+		{[]string{"dialect.name", "MySqlDatabaseDialect"}, "dialect.name", "The dialect MySqlDatabaseDialect does not match the JDBC URL, which names the SqliteDatabaseDialect"},
+	}
+	for _, tc := range cases {
+		errs := c.Validate(sinkProps(db, tc.kv...))
+		if !slices.Contains(errs[tc.key], tc.want) {
+			t.Errorf("%v: errors %q, want %q on %s", tc.kv, errs, tc.want, tc.key)
+		}
+	}
+	// A key invalid on its own is not judged again.
+	if errs := c.Validate(sinkProps(db, "delete.enabled", "true", "pk.mode", "bogus")); len(errs["pk.mode"]) != 0 {
+		t.Errorf("bogus pk.mode: %v", errs)
+	}
+}
+
+func TestSinkConnectorValidateUnreachable(t *testing.T) {
+	c := &SinkConnector{}
+	for _, url := range []string{
+		"jdbc:postgresql://127.0.0.1:1/test?user=u&password=urlsecret",
+		"jdbc:mysql://127.0.0.1:1/test?password=urlsecret",
+	} {
+		errs := c.Validate(map[string]string{"connection.url": url, "connection.user": "u", "connection.password": "topsecret", "connection.attempts": "1"})
+		msgs := errs["connection.url"]
+		if len(msgs) != 1 {
+			t.Fatalf("%s: errors %v", url, errs)
+		}
+		if !strings.Contains(msgs[0], "127.0.0.1:1") || strings.Contains(msgs[0], "secret") {
+			t.Errorf("%s: %q", url, msgs[0])
+		}
+	}
+	// The task, too, names the database without the password.
+	err := (&SinkTask{}).Start(nil, map[string]string{"connection.url": "jdbc:postgresql://127.0.0.1:1/test?password=urlsecret",
+		"connection.password": "topsecret", "connection.attempts": "2", "connection.backoff.ms": "1"})
+	if err == nil || strings.Contains(err.Error(), "secret") || !strings.Contains(err.Error(), "127.0.0.1:1") {
+		t.Errorf("task Start: %v", err)
+	}
+}

@@ -1,0 +1,342 @@
+package jdbc
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"strings"
+	"time"
+
+	"github.com/connectd/connectd/connect"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+// PostgreSQL's fast path. A plain INSERT of many rows runs row by row in
+// the server, several times slower than COPY, which loads rows in bulk.
+// When every column of a batch has a type COPY can take our values in,
+// the sink writes insert.mode=insert batches with COPY (in the same
+// transaction: same rows, same constraints, same row triggers; only
+// rules, which COPY ignores, differ) and tries upsert batches with COPY
+// first, inside a savepoint: a batch of new keys is then loaded in bulk,
+// and a batch that meets an existing key (unique_violation) is rolled
+// back to the savepoint and written with INSERT ... ON CONFLICT instead.
+// After such a miss the next batches of the table go straight to ON
+// CONFLICT, for a number of batches that doubles with each miss.
+
+// sinkCopyTypes lists, per kind, the column types COPY takes our values in.
+var sinkCopyTypes = map[sinkKind][]uint32{
+	sinkKindInt:       {pgtype.Int2OID, pgtype.Int4OID, pgtype.Int8OID},
+	sinkKindFloat32:   {pgtype.Float4OID, pgtype.Float8OID},
+	sinkKindFloat64:   {pgtype.Float4OID, pgtype.Float8OID},
+	sinkKindBool:      {pgtype.BoolOID},
+	sinkKindString:    {pgtype.TextOID, pgtype.VarcharOID, pgtype.BPCharOID},
+	sinkKindBytes:     {pgtype.ByteaOID},
+	sinkKindDecimal:   {pgtype.NumericOID},
+	sinkKindDate:      {pgtype.DateOID},
+	sinkKindTime:      {pgtype.TimeOID},
+	sinkKindTimestamp: {pgtype.TimestampOID, pgtype.TimestamptzOID},
+}
+
+// sinkCanCopy reports whether every column can be loaded with COPY.
+func sinkCanCopy(cfg *sinkConfig, d *Dialect, cols []*sinkColumn, info *sinkTableInfo) bool {
+	if d != PostgreSQL || !cfg.quote || cfg.insertMode == sinkModeUpdate || info == nil || info.kind == "VIEW" {
+		// Unquoted names fold to lower case; COPY's are quoted. Views
+		// take INSERTs only.
+		return false
+	}
+	for _, c := range cols {
+		oid, ok := info.types[c.name]
+		if !ok {
+			return false
+		}
+		found := false
+		for _, t := range sinkCopyTypes[c.kind] {
+			found = found || t == oid
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// sinkCopyArg is sinkArg for the COPY path: values in the binary types
+// pgx encodes for the columns sinkCanCopy accepted. INSERT ... ON
+// CONFLICT takes the same values.
+func sinkCopyArg(cfg *sinkConfig, c *sinkColumn, v any) (any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	switch c.kind {
+	case sinkKindDecimal:
+		x, ok := v.(*connect.Decimal)
+		if !ok || x.Unscaled == nil {
+			break
+		}
+		return pgtype.Numeric{Int: new(big.Int).Set(x.Unscaled), Exp: -x.Scale, Valid: true}, nil
+	case sinkKindDate:
+		t, ok := v.(time.Time)
+		if !ok {
+			break
+		}
+		t = t.In(cfg.dateLoc)
+		return pgtype.Date{Time: time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC), Valid: true}, nil
+	case sinkKindTime:
+		t, ok := v.(time.Time)
+		if !ok {
+			break
+		}
+		t = t.In(cfg.loc)
+		us := int64(t.Hour())*3600_000_000 + int64(t.Minute())*60_000_000 + int64(t.Second())*1_000_000 + int64(t.Nanosecond()/1000)
+		return pgtype.Time{Microseconds: us, Valid: true}, nil
+	case sinkKindFloat32:
+		if x, ok := v.(float32); ok {
+			return float64(x), nil
+		}
+	}
+	return sinkArg(PostgreSQL, cfg, c, v)
+}
+
+// pgEpoch is PostgreSQL's epoch, 2000-01-01, in Unix microseconds.
+const pgEpochMicros = 946684800_000_000
+
+// sinkCopyEncoder writes rows in COPY's binary format, straight from the
+// Connect values: no boxing of each value for a driver.
+type sinkCopyEncoder struct {
+	buf []byte
+	m   *pgtype.Map // for numeric
+}
+
+func (e *sinkCopyEncoder) begin() {
+	e.buf = append(e.buf[:0], "PGCOPY\n\xff\r\n\x00"...)
+	e.buf = append(e.buf, 0, 0, 0, 0, 0, 0, 0, 0) // flags, header extension length
+}
+
+func (e *sinkCopyEncoder) end() { e.buf = append(e.buf, 0xff, 0xff) }
+
+func (e *sinkCopyEncoder) u32(v uint32) { e.buf = binary.BigEndian.AppendUint32(e.buf, v) }
+func (e *sinkCopyEncoder) u64(v uint64) { e.buf = binary.BigEndian.AppendUint64(e.buf, v) }
+
+// field appends one value of column c, whose type is oid.
+func (e *sinkCopyEncoder) field(cfg *sinkConfig, c *sinkColumn, oid uint32, v any) error {
+	if v == nil {
+		e.u32(0xffffffff)
+		return nil
+	}
+	bad := func() error {
+		return sinkDataErrorf("Field '%s' has schema %s but holds a %T value", c.name, sinkSchemaDesc(c.schema), v)
+	}
+	switch c.kind {
+	case sinkKindInt:
+		var n int64
+		switch x := v.(type) {
+		case int64:
+			n = x
+		case int32:
+			n = int64(x)
+		case int16:
+			n = int64(x)
+		case int8:
+			n = int64(x)
+		default:
+			return bad()
+		}
+		switch oid {
+		case pgtype.Int2OID:
+			if n < math.MinInt16 || n > math.MaxInt16 {
+				return sinkDataErrorf("Field '%s' holds %d, out of range for a smallint column", c.name, n)
+			}
+			e.u32(2)
+			e.buf = binary.BigEndian.AppendUint16(e.buf, uint16(n))
+		case pgtype.Int4OID:
+			if n < math.MinInt32 || n > math.MaxInt32 {
+				return sinkDataErrorf("Field '%s' holds %d, out of range for an integer column", c.name, n)
+			}
+			e.u32(4)
+			e.u32(uint32(n))
+		default:
+			e.u32(8)
+			e.u64(uint64(n))
+		}
+	case sinkKindFloat32, sinkKindFloat64:
+		var f float64
+		switch x := v.(type) {
+		case float64:
+			f = x
+		case float32:
+			if oid == pgtype.Float4OID {
+				e.u32(4)
+				e.u32(math.Float32bits(x))
+				return nil
+			}
+			f = float64(x)
+		default:
+			return bad()
+		}
+		if oid == pgtype.Float4OID {
+			e.u32(4)
+			e.u32(math.Float32bits(float32(f)))
+		} else {
+			e.u32(8)
+			e.u64(math.Float64bits(f))
+		}
+	case sinkKindBool:
+		x, ok := v.(bool)
+		if !ok {
+			return bad()
+		}
+		e.u32(1)
+		if x {
+			e.buf = append(e.buf, 1)
+		} else {
+			e.buf = append(e.buf, 0)
+		}
+	case sinkKindString:
+		x, ok := v.(string)
+		if !ok {
+			return bad()
+		}
+		if strings.IndexByte(x, 0) >= 0 {
+			x = strings.ReplaceAll(x, "\x00", "")
+		}
+		e.u32(uint32(len(x)))
+		e.buf = append(e.buf, x...)
+	case sinkKindBytes:
+		x, ok := v.([]byte)
+		if !ok {
+			return bad()
+		}
+		e.u32(uint32(len(x)))
+		e.buf = append(e.buf, x...)
+	case sinkKindDecimal:
+		num, err := sinkCopyArg(cfg, c, v)
+		if err != nil {
+			return err
+		}
+		at := len(e.buf)
+		e.u32(0)
+		out, err := e.m.Encode(pgtype.NumericOID, pgtype.BinaryFormatCode, num, e.buf)
+		if err != nil {
+			return sinkDataErrorf("Field '%s': %v", c.name, err)
+		}
+		e.buf = out
+		binary.BigEndian.PutUint32(e.buf[at:], uint32(len(e.buf)-at-4))
+	case sinkKindDate, sinkKindTime, sinkKindTimestamp:
+		t, ok := v.(time.Time)
+		if !ok {
+			return bad()
+		}
+		switch {
+		case c.kind == sinkKindDate:
+			t = t.In(cfg.dateLoc)
+			days := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC).Unix()/86400 - 10957
+			e.u32(4)
+			e.u32(uint32(int32(days)))
+		case c.kind == sinkKindTime:
+			t = t.In(cfg.loc)
+			us := int64(t.Hour())*3600_000_000 + int64(t.Minute())*60_000_000 + int64(t.Second())*1_000_000 + int64(t.Nanosecond()/1000)
+			e.u32(8)
+			e.u64(uint64(us))
+		case oid == pgtype.TimestamptzOID:
+			e.u32(8)
+			e.u64(uint64(t.UnixMicro() - pgEpochMicros))
+		default:
+			// TIMESTAMP keeps the wall clock of db.timezone.
+			t = t.In(cfg.loc)
+			wall := time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC)
+			e.u32(8)
+			e.u64(uint64(wall.UnixMicro() - pgEpochMicros))
+		}
+	default:
+		return bad()
+	}
+	return nil
+}
+
+// copyRecords loads the records with COPY, in the transaction.
+func (t *SinkTask) copyRecords(tb *sinkTable, cols []*sinkColumn, recs []*connect.SinkRecord) error {
+	if err := t.begin(); err != nil {
+		return err
+	}
+	info := t.infos[tb.id]
+	if info == nil {
+		return fmt.Errorf("no definition of table %s", t.describeName(tb.id))
+	}
+	if t.copyEnc.m == nil {
+		t.copyEnc.m = pgtype.NewMap()
+	}
+	e := &t.copyEnc
+	e.begin()
+	oids := make([]uint32, len(cols))
+	for i, c := range cols {
+		oids[i] = info.types[c.name]
+	}
+	for _, r := range recs {
+		e.buf = binary.BigEndian.AppendUint16(e.buf, uint16(len(cols)))
+		for i, c := range cols {
+			if err := e.field(t.cfg, c, oids[i], c.value(tb.fields, r)); err != nil {
+				return err
+			}
+		}
+	}
+	e.end()
+	if t.execHook != nil {
+		if err := t.execHook("COPY "+t.describeName(tb.id), make([]any, len(recs)*len(cols))); err != nil {
+			return err
+		}
+	}
+	var q strings.Builder
+	q.WriteString("COPY ")
+	q.WriteString(PostgreSQL.QuoteTable(TableID{Schema: tb.id.Schema, Table: tb.id.Table}))
+	q.WriteString(" (")
+	for i, c := range cols {
+		if i > 0 {
+			q.WriteByte(',')
+		}
+		q.WriteString(PostgreSQL.Quote(c.name))
+	}
+	q.WriteString(") FROM STDIN (FORMAT binary)")
+	defer func() {
+		if cap(e.buf) > 4<<20 {
+			e.buf = nil // do not keep a huge buffer
+		}
+	}()
+	return t.conn.Raw(func(dc any) error {
+		sc, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("COPY needs a pgx connection, not %T", dc)
+		}
+		_, err := sc.Conn().PgConn().CopyFrom(context.Background(), bytes.NewReader(e.buf), q.String())
+		return err
+	})
+}
+
+// tryCopyUpsert loads an upsert batch with COPY when its keys are all new;
+// it reports false, having rolled back to before the COPY, when a key
+// exists already.
+func (t *SinkTask) tryCopyUpsert(tb *sinkTable, cols []*sinkColumn, recs []*connect.SinkRecord) (bool, error) {
+	if err := t.exec("SAVEPOINT connectd_copy", nil); err != nil {
+		return false, err
+	}
+	err := t.copyRecords(tb, cols, recs)
+	if err == nil {
+		tb.copyBackoff = 0
+		return true, t.exec("RELEASE SAVEPOINT connectd_copy", nil)
+	}
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != "23505" { // unique_violation
+		return false, err
+	}
+	if err := t.exec("ROLLBACK TO SAVEPOINT connectd_copy", nil); err != nil {
+		return false, err
+	}
+	tb.copyBackoff = min(max(2*tb.copyBackoff, 4), 64)
+	tb.copySkip = tb.copyBackoff
+	return false, nil
+}
