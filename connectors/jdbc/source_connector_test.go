@@ -1,0 +1,201 @@
+package jdbc
+
+import (
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Validate checks the database: that it answers (naming the problem, not
+// the password), that the query is valid, and that listed tables and
+// the mode's columns exist.
+func TestSourceValidateAgainstDatabase(t *testing.T) {
+	for _, url := range []string{"jdbc:postgresql://127.0.0.1:1/test", "jdbc:mysql://127.0.0.1:1/test",
+		"jdbc:sqlite:" + filepath.Join(t.TempDir(), "missing.db")} {
+		cfg := map[string]string{srcConnectionURL: url, srcConnectionUser: "someone", srcConnectionPassword: "s3cret-pw",
+			srcTopicPrefix: "p-", srcMode: "bulk"}
+		errs := (&SourceConnector{}).Validate(cfg)
+		msgs := errs[srcConnectionURL]
+		if len(errs) != 1 || len(msgs) != 1 || !strings.HasPrefix(msgs[0], "Could not connect to database. Cannot connect to "+url) {
+			t.Fatalf("%s: %v", url, errs)
+		}
+		if strings.Contains(msgs[0], "s3cret-pw") {
+			t.Fatalf("the password shows in %q", msgs[0])
+		}
+		cfg[srcConnectionAttempts] = "2"
+		cfg[srcConnectionBackoff] = "1"
+		if err := (&SourceConnector{}).Start(&srcConnContext{}, cfg); err == nil || strings.Contains(err.Error(), "s3cret-pw") {
+			t.Fatalf("%s: Start: %v", url, err)
+		}
+	}
+
+	eachDB(t, func(t *testing.T, db *testDB) {
+		srcCreateOrders(t, db)
+		db.exec(t, "CREATE TABLE notes (note VARCHAR(10), noted_at "+
+			map[string]string{PostgreSQL.Name: "TIMESTAMP", MySQL.Name: "DATETIME", SQLite.Name: "TIMESTAMP"}[db.Dialect.Name]+")")
+		orders := srcTableID(db, "orders").String()
+		cases := []struct {
+			props map[string]string
+			want  map[string]string
+		}{
+			{map[string]string{srcMode: "timestamp+incrementing", srcIncrementingColumn: "id", srcTimestampColumn: "updated_at",
+				srcTableWhitelist: "orders"}, nil},
+			// The auto-increment (or primary-key rowid) column is found.
+			{map[string]string{srcMode: "incrementing", srcTableWhitelist: orders}, nil},
+			{map[string]string{srcMode: "incrementing", srcIncrementingColumn: "id", srcTableWhitelist: "orders,missing"}, map[string]string{
+				srcTableWhitelist: "Table missing was not found in the database"}},
+			{map[string]string{srcMode: "incrementing", srcIncrementingColumn: "order_id", srcTableWhitelist: "orders"},
+				map[string]string{srcIncrementingColumn: "Incrementing column order_id not found in table " + orders}},
+			{map[string]string{srcMode: "timestamp", srcTimestampColumn: "created_at", srcTableWhitelist: "orders"},
+				map[string]string{srcTimestampColumn: "Timestamp column created_at not found in table " + orders}},
+			{map[string]string{srcMode: "timestamp", srcTimestampColumn: "noted_at", srcTableWhitelist: "notes"},
+				map[string]string{srcTimestampColumn: "Cannot make incremental queries using timestamp columns [noted_at] on " +
+					srcTableID(db, "notes").String() + " because all of these columns nullable."}},
+			{map[string]string{srcMode: "incrementing", srcTableWhitelist: "notes"}, map[string]string{
+				srcIncrementingColumn: "Table " + srcTableID(db, "notes").String() + " has no auto-incrementing column"}},
+			{map[string]string{srcMode: "incrementing", srcTableIncludeList: `.*orders`, srcIncrementingColumn: "id"}, nil},
+			{map[string]string{srcMode: "incrementing", srcTableIncludeList: `nothing_.*`, srcIncrementingColumn: "id"},
+				map[string]string{srcTableIncludeList: "No table of the database matches nothing_.*"}},
+			{map[string]string{srcMode: "incrementing", srcIncrementingColumn: "id", srcQuery: "SELECT id, customer FROM orders"}, nil},
+			{map[string]string{srcMode: "incrementing", srcIncrementingColumn: "id", srcQuery: "SELECT id, nope FROM orders"},
+				map[string]string{srcQuery: "The configured query is not valid and has database/connection errors."}},
+		}
+		for _, c := range cases {
+			errs := (&SourceConnector{}).Validate(srcBaseConfig(db, c.props))
+			if len(errs) != len(c.want) {
+				t.Errorf("%v: errors %v", c.props, errs)
+				continue
+			}
+			for k, w := range c.want {
+				if len(errs[k]) != 1 || !strings.HasPrefix(errs[k][0], w) {
+					t.Errorf("%v: %s errors %q, want %q", c.props, k, errs[k], w)
+				}
+			}
+		}
+	})
+}
+
+// The connector lists the tables its settings select, splits them among
+// tasks, and asks for new task configs when a table appears or goes.
+func TestSourceTableDiscovery(t *testing.T) {
+	eachDB(t, func(t *testing.T, db *testDB) {
+		for _, name := range []string{"a_one", "a_two", "b_one"} {
+			db.exec(t, "CREATE TABLE "+name+" (id INT NOT NULL PRIMARY KEY)")
+		}
+		db.exec(t, "CREATE VIEW v_one AS SELECT id FROM a_one")
+		id := func(name string) string {
+			return db.Dialect.QuoteTable(srcTableID(db, name))
+		}
+		fqn := func(name string) string { return srcTableID(db, name).String() }
+		tablesOf := func(props map[string]string, maxTasks int) []string {
+			var out []string
+			for _, tc := range srcTaskConfigs(t, srcBaseConfig(db, props), maxTasks) {
+				out = append(out, tc[srcTablesConfig])
+			}
+			return out
+		}
+		bulk := map[string]string{srcMode: "bulk"}
+		with := func(kv ...string) map[string]string {
+			m := map[string]string{srcMode: "bulk"}
+			for i := 0; i < len(kv); i += 2 {
+				m[kv[i]] = kv[i+1]
+			}
+			return m
+		}
+		cases := []struct {
+			props    map[string]string
+			maxTasks int
+			want     []string
+		}{
+			{bulk, 1, []string{id("a_one") + "," + id("a_two") + "," + id("b_one")}},
+			{bulk, 2, []string{id("a_one") + "," + id("a_two"), id("b_one")}},
+			{with(srcTableTypes, "VIEW"), 1, []string{id("v_one")}},
+			{with(srcTableTypes, "TABLE,VIEW", srcTableBlacklist, "a_one,"+fqn("b_one")), 1, []string{id("a_two") + "," + id("v_one")}},
+			{with(srcTableWhitelist, fqn("a_two")+","+id("b_one")), 1, []string{id("a_two") + "," + id("b_one")}},
+			{with(srcTableIncludeList, `a_.*`, srcTableExcludeList, strings.ReplaceAll(fqn("a_two"), ".", `\.`)), 1, []string{id("a_one")}},
+			{with(srcTableIncludeList, `.*_one`), 3, []string{id("a_one"), id("b_one")}},
+			{with(srcTableWhitelist, "nothing"), 2, []string{""}},
+			{with(srcQuery, "SELECT * FROM a_one"), 3, []string{""}},
+		}
+		if db.Dialect != SQLite {
+			// The catalog is PostgreSQL's database, MySQL's database.
+			catalog := map[string]string{PostgreSQL.Name: "test", MySQL.Name: db.Schema}[db.Dialect.Name]
+			cases = append(cases,
+				struct {
+					props    map[string]string
+					maxTasks int
+					want     []string
+				}{with(srcCatalogPattern, catalog, srcTableWhitelist, "b_one"), 1, []string{id("b_one")}},
+				struct {
+					props    map[string]string
+					maxTasks int
+					want     []string
+				}{with(srcCatalogPattern, "no_such_catalog"), 1, []string{""}})
+		}
+		for _, c := range cases {
+			if got := tablesOf(c.props, c.maxTasks); !reflect.DeepEqual(got, c.want) {
+				t.Errorf("%v (max %d): tables %q, want %q", c.props, c.maxTasks, got, c.want)
+			}
+		}
+
+		if db.Dialect == PostgreSQL {
+			// As for pgjdbc, a partitioned table is no TABLE; its
+			// partitions are.
+			db.exec(t, "CREATE TABLE p_all (id INT NOT NULL) PARTITION BY RANGE (id)")
+			db.exec(t, "CREATE TABLE p_low PARTITION OF p_all FOR VALUES FROM (0) TO (100)")
+			db.exec(t, "CREATE TABLE p_high PARTITION OF p_all FOR VALUES FROM (100) TO (200)")
+			if got := tablesOf(with(srcTableIncludeList, `.*\.p_.*`), 1); !reflect.DeepEqual(got, []string{id("p_high") + "," + id("p_low")}) {
+				t.Errorf("partitions: %q", got)
+			}
+			if got := tablesOf(with(srcTableIncludeList, `.*\.p_.*`, srcTableTypes, "PARTITIONED TABLE"), 1); !reflect.DeepEqual(got, []string{id("p_all")}) {
+				t.Errorf("partitioned table: %q", got)
+			}
+			db.exec(t, "DROP TABLE p_all")
+		}
+
+		// A table created while the connector runs: new task configs.
+		cctx := &srcConnContext{}
+		c := &SourceConnector{}
+		if err := c.Start(cctx, srcBaseConfig(db, with(srcTablePollInterval, "20", srcTableIncludeList, `.*_one|.*_three`))); err != nil {
+			t.Fatal(err)
+		}
+		defer c.Stop()
+		db.exec(t, "CREATE TABLE c_three (id INT)")
+		srcWaitFor(t, func() bool { return cctx.reconfigs.Load() >= 1 })
+		tcs, err := c.TaskConfigs(1)
+		if err != nil || tcs[0][srcTablesConfig] != id("a_one")+","+id("b_one")+","+id("c_three") {
+			t.Fatalf("after a table was added: %v %v", tcs, err)
+		}
+		db.exec(t, "DROP TABLE c_three")
+		srcWaitFor(t, func() bool { return cctx.reconfigs.Load() >= 2 })
+		if tcs, _ := c.TaskConfigs(1); tcs[0][srcTablesConfig] != id("a_one")+","+id("b_one") {
+			t.Fatalf("after a table was dropped: %v", tcs[0][srcTablesConfig])
+		}
+		// Nothing changes: listings go on, requests do not.
+		before, listed := cctx.reconfigs.Load(), c.listings.Load()
+		srcWaitFor(t, func() bool { return c.listings.Load() >= listed+3 })
+		if n := cctx.reconfigs.Load(); n != before {
+			t.Fatalf("%d reconfigurations without a change", n-before)
+		}
+		if err := c.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(tablesOf(with(srcTableWhitelist, "a_one"), 1), []string{id("a_one")}) {
+			t.Fatal("whitelist by bare name")
+		}
+	})
+}
+
+func srcWaitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met before the deadline")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
