@@ -2,10 +2,8 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -91,20 +89,9 @@ func StartDistributed(ctx context.Context, props map[string]string, loggers *log
 		}
 	}
 
-	listeners, err := parseListeners(cfg.Listeners)
+	lns, err := bindListeners(cfg)
 	if err != nil {
 		return fail(err)
-	}
-	var lns []net.Listener
-	for _, addr := range listeners {
-		ln, err := net.Listen("tcp", addr)
-		if err != nil {
-			for _, l := range lns {
-				l.Close()
-			}
-			return fail(fmt.Errorf("REST listener %s: %w", addr, err))
-		}
-		lns = append(lns, ln)
 	}
 	s.RESTAddr = lns[0].Addr().String()
 	url := herder.AdvertisedURL(cfg, s.RESTAddr)
@@ -155,16 +142,8 @@ func StartDistributed(ctx context.Context, props map[string]string, loggers *log
 		AdminEnabled: cfg.AdminListeners == nil || *cfg.AdminListeners != "",
 		Logger:       loggers.Logger("org.apache.kafka.connect.runtime.rest"),
 	})
-	for _, ln := range lns {
-		srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
-		s.servers = append(s.servers, srv)
-		go func() {
-			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				log.Error("REST server stopped", "error", err)
-			}
-		}()
-		log.Info("REST API listening", "address", "http://"+ln.Addr().String(), "advertised", url)
-	}
+	s.servers = serveREST(lns, handler, log)
+	log.Info("advertised REST URL", "url", url)
 	runCtx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	go func() {

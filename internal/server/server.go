@@ -86,20 +86,9 @@ func StartStandalone(ctx context.Context, props map[string]string, connectors []
 	if err != nil {
 		return fail(err)
 	}
-	listeners, err := parseListeners(cfg.Listeners)
+	lns, err := bindListeners(cfg)
 	if err != nil {
 		return fail(err)
-	}
-	lns := make([]net.Listener, 0, len(listeners))
-	for _, addr := range listeners {
-		ln, err := net.Listen("tcp", addr)
-		if err != nil {
-			for _, l := range lns {
-				l.Close()
-			}
-			return fail(fmt.Errorf("REST listener %s: %w", addr, err))
-		}
-		lns = append(lns, ln)
 	}
 	s.RESTAddr = lns[0].Addr().String()
 	s.Herder = herder.NewStandalone(cfg, bootstrap, offsets, configs, herder.Options{
@@ -109,16 +98,7 @@ func StartStandalone(ctx context.Context, props map[string]string, connectors []
 		AdminEnabled: cfg.AdminListeners == nil || *cfg.AdminListeners != "",
 		Logger:       loggers.Logger("org.apache.kafka.connect.runtime.rest"),
 	})
-	for _, ln := range lns {
-		srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
-		s.servers = append(s.servers, srv)
-		go func() {
-			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				log.Error("REST server stopped", "error", err)
-			}
-		}()
-		log.Info("REST API listening", "address", "http://"+ln.Addr().String())
-	}
+	s.servers = serveREST(lns, handler, log)
 	if err := s.Herder.Start(ctx, connectors); err != nil {
 		return fail(err)
 	}
@@ -158,6 +138,42 @@ func lookupClusterID(ctx context.Context, bootstrap []string, props map[string]s
 		return "", fmt.Errorf("looking up the Kafka cluster id at %s: %w", strings.Join(bootstrap, ","), err)
 	}
 	return md.Cluster, nil
+}
+
+// bindListeners binds the REST listeners the worker config names.
+func bindListeners(cfg *worker.Config) ([]net.Listener, error) {
+	addrs, err := parseListeners(cfg.Listeners)
+	if err != nil {
+		return nil, err
+	}
+	lns := make([]net.Listener, 0, len(addrs))
+	for _, addr := range addrs {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			for _, l := range lns {
+				l.Close()
+			}
+			return nil, fmt.Errorf("REST listener %s: %w", addr, err)
+		}
+		lns = append(lns, ln)
+	}
+	return lns, nil
+}
+
+// serveREST serves the REST API on the bound listeners.
+func serveREST(lns []net.Listener, handler http.Handler, log *slog.Logger) []*http.Server {
+	var servers []*http.Server
+	for _, ln := range lns {
+		srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+		servers = append(servers, srv)
+		go func() {
+			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				log.Error("REST server stopped", "error", err)
+			}
+		}()
+		log.Info("REST API listening", "address", "http://"+ln.Addr().String())
+	}
+	return servers
 }
 
 // parseListeners turns Kafka Connect's listeners (http://host:port, an
