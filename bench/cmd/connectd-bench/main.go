@@ -3,8 +3,9 @@
 // franz-go producer on the same broker, startup time and idle memory of
 // the built binary, GET /connectors/{name}/offsets with 100,000 source
 // partitions, the failover of a task after kill -9 of its worker in a
-// 3-worker distributed cluster, and the time a fresh 3-worker cluster
-// takes to run 100 connectors. A figure that misses its target is
+// 3-worker distributed cluster, the time a fresh 3-worker cluster
+// takes to run 100 connectors, and the JDBC source and sink connectors
+// against pgx alone on the machine's PostgreSQL. A figure that misses its target is
 // reported as MISS; only errors make the command exit non-zero. See
 // bench/README.md.
 package main
@@ -35,6 +36,7 @@ func main() {
 	go func() {
 		sig := <-sigs
 		children.killAll()
+		dropBenchSchemas()
 		fmt.Fprintln(os.Stderr, "connectd-bench:", sig)
 		os.Exit(1)
 	}()
@@ -50,11 +52,11 @@ func run() (err error) {
 	var (
 		bin         = flag.String("connectd", "", "the connectd binary to measure; empty builds ./cmd/connectd (run from the repository root)")
 		work        = flag.String("work", "", "scratch directory (default: a new temporary directory, removed at the end)")
-		figures     = flag.String("figures", "throughput,startup,offsets,failover,cluster", "comma-separated figures to measure")
+		figures     = flag.String("figures", "throughput,startup,offsets,failover,cluster,jdbc-source,jdbc-sink", "comma-separated figures to measure")
 		lines       = flag.Int("lines", 1_000_000, "throughput: lines in the source file")
 		lineBytes   = flag.Int("line-bytes", 100, "throughput: bytes per line, newline included")
 		rounds      = flag.Int("rounds", 3, "throughput: rounds (fresh worker each), best taken")
-		runTimeout  = flag.Duration("timeout", 2*time.Minute, "throughput: limit for one run")
+		runTimeout  = flag.Duration("timeout", 2*time.Minute, "throughput, jdbc-source, jdbc-sink: limit for one run")
 		startupRuns = flag.Int("startup-runs", 10, "startup: number of process starts")
 		idle        = flag.Duration("idle", 2*time.Second, "startup: idle time before reading VmRSS")
 		partitions  = flag.Int("partitions", 100_000, "offsets: source partitions in the offsets file")
@@ -62,20 +64,32 @@ func run() (err error) {
 		failovers   = flag.Int("failover-runs", 3, "failover: kills, each on a fresh cluster")
 		connectors  = flag.Int("cluster-connectors", 100, "cluster: connectors to create")
 		concurrency = flag.Int("cluster-concurrency", 1, "cluster: POST /connectors requests in flight at most")
+		jdbcRows    = flag.Int("jdbc-rows", 1_000_000, "jdbc-source: rows in the table")
+		jdbcRuns    = flag.Int("jdbc-source-runs", 3, "jdbc-source: runs of connectd and of pgx (fresh worker each round), best taken")
+		jdbcSchemas = flag.Bool("jdbc-schemas", false, "jdbc-source: value.converter.schemas.enable (JsonConverter)")
+		sinkRecords = flag.Int("jdbc-sink-records", 200_000, "jdbc-sink: records on the topic")
+		sinkRuns    = flag.Int("jdbc-sink-runs", 3, "jdbc-sink: rounds (COPY, insert, upsert, upsert again), best taken")
+		sinkFlush   = flag.Duration("jdbc-sink-flush", time.Second, "jdbc-sink: the worker's offset.flush.interval.ms")
 	)
 	flag.Parse()
 	want := map[string]bool{}
 	for _, f := range strings.Split(*figures, ",") {
 		switch f = strings.TrimSpace(f); f {
-		case "throughput", "startup", "offsets", "failover", "cluster":
+		case "throughput", "startup", "offsets", "failover", "cluster", "jdbc-source", "jdbc-sink":
 			want[f] = true
 		case "":
 		default:
-			return fmt.Errorf("unknown figure %q (want throughput, startup, offsets, failover, cluster)", f)
+			return fmt.Errorf("unknown figure %q (want throughput, startup, offsets, failover, cluster, jdbc-source, jdbc-sink)", f)
 		}
 	}
 	if *failovers < 1 || *connectors < 1 || *concurrency < 1 {
 		return fmt.Errorf("-failover-runs, -cluster-connectors and -cluster-concurrency must be at least 1")
+	}
+	if *jdbcRows < 1 || *jdbcRuns < 1 || *sinkRecords < 1 || *sinkRuns < 1 {
+		return fmt.Errorf("-jdbc-rows, -jdbc-source-runs, -jdbc-sink-records and -jdbc-sink-runs must be at least 1")
+	}
+	if *sinkFlush < time.Millisecond {
+		return fmt.Errorf("-jdbc-sink-flush must be at least 1ms")
 	}
 	if *work == "" {
 		dir, err := os.MkdirTemp("", "connectd-bench-")
@@ -106,6 +120,20 @@ func run() (err error) {
 	var off *offsetsResult
 	var fo *failoverResult
 	var cl *clusterResult
+	var jd *jdbcResults
+	// Checked first, so that a skip shows at once.
+	if want["jdbc-source"] || want["jdbc-sink"] {
+		jd = &jdbcResults{}
+		for _, f := range []string{"jdbc-source", "jdbc-sink"} {
+			if want[f] {
+				jd.want = append(jd.want, f)
+			}
+		}
+		if err := pgCheck(); err != nil {
+			jd.skipped = strings.Join(strings.Fields(err.Error()), " ")
+			fmt.Fprintf(os.Stderr, "%s: skipped, PostgreSQL at 127.0.0.1:5432 (database test, user postgres) is unreachable: %s\n", strings.Join(jd.want, ", "), jd.skipped)
+		}
+	}
 	if want["throughput"] {
 		fmt.Fprintln(os.Stderr, "figure 1: file source throughput")
 		if tp, err = benchThroughput(*bin, *work, *lines, *lineBytes, *rounds, *runTimeout); err != nil {
@@ -136,7 +164,19 @@ func run() (err error) {
 			return err
 		}
 	}
-	report(os.Stdout, tp, su, off, fo, cl)
+	if want["jdbc-source"] && jd.skipped == "" {
+		fmt.Fprintf(os.Stderr, "figure 6: JDBC source, %d-row PostgreSQL table to a topic\n", *jdbcRows)
+		if jd.source, err = benchJdbcSource(*bin, *work, *jdbcRows, *jdbcRuns, *jdbcSchemas, *runTimeout); err != nil {
+			return err
+		}
+	}
+	if want["jdbc-sink"] && jd.skipped == "" {
+		fmt.Fprintf(os.Stderr, "figure 7: JDBC sink, %d records to PostgreSQL\n", *sinkRecords)
+		if jd.sink, err = benchJdbcSink(*bin, *work, *sinkRecords, *sinkRuns, *sinkFlush, *runTimeout); err != nil {
+			return err
+		}
+	}
+	report(os.Stdout, tp, su, off, fo, cl, jd)
 	return nil
 }
 
@@ -145,7 +185,7 @@ type row struct {
 	figure, value, limit, ratio, target, result string
 }
 
-func report(w io.Writer, tp *throughputResult, su *startupResult, off *offsetsResult, fo *failoverResult, cl *clusterResult) {
+func report(w io.Writer, tp *throughputResult, su *startupResult, off *offsetsResult, fo *failoverResult, cl *clusterResult, jd *jdbcResults) {
 	var rows []row
 	var notes []string
 	if tp != nil {
@@ -250,6 +290,8 @@ func report(w io.Writer, tp *throughputResult, su *startupResult, off *offsetsRe
 			fmt.Sprintf("cluster: tasks per worker %s (%s); connectors per worker %s",
 				cl.spread(cl.tasks), balance, cl.spread(cl.conns)))
 	}
+	jrows, jnotes := jd.report()
+	rows, notes = append(rows, jrows...), append(notes, jnotes...)
 	if len(rows) == 0 {
 		return
 	}
@@ -281,7 +323,7 @@ func report(w io.Writer, tp *throughputResult, su *startupResult, off *offsetsRe
 		}
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "machine: %s, %s/%s, %d CPUs, GOMAXPROCS %d; throughput is the best run, cluster a single run, the others the median and max\n",
+	fmt.Fprintf(w, "machine: %s, %s/%s, %d CPUs, GOMAXPROCS %d; throughput and JDBC are the best run, cluster a single run, the others the median and max\n",
 		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0))
 	for _, n := range notes {
 		fmt.Fprintln(w, n)
