@@ -28,6 +28,7 @@ import (
 
 	// The built-in plugins register themselves.
 	_ "github.com/connectd/connectd/connectors/file"
+	_ "github.com/connectd/connectd/connectors/httpsource"
 	_ "github.com/connectd/connectd/connectors/jdbc"
 	_ "github.com/connectd/connectd/converters"
 )
