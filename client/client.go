@@ -15,6 +15,7 @@ package client
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,6 +36,7 @@ type Client struct {
 	pass      string
 	basicAuth bool
 	timeout   time.Duration
+	userAgent string
 }
 
 // Option configures a Client.
@@ -53,6 +55,26 @@ func WithHTTPClient(hc *http.Client) Option {
 // worker with the BasicAuthSecurityRestExtension.
 func WithBasicAuth(user, pass string) Option {
 	return func(c *Client) { c.user, c.pass, c.basicAuth = user, pass, true }
+}
+
+// WithTLSConfig talks HTTPS with this TLS configuration (trusted CAs,
+// client certificates, verification), through a copy of
+// http.DefaultTransport. It replaces a client set by WithHTTPClient before
+// it; a nil cfg is ignored.
+func WithTLSConfig(cfg *tls.Config) Option {
+	return func(c *Client) {
+		if cfg == nil {
+			return
+		}
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.TLSClientConfig = cfg.Clone()
+		c.hc = &http.Client{Transport: tr}
+	}
+}
+
+// WithUserAgent sets the User-Agent header of every request.
+func WithUserAgent(ua string) Option {
+	return func(c *Client) { c.userAgent = ua }
 }
 
 // WithTimeout bounds every call, including reading the response. Zero or
@@ -176,6 +198,9 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	}
 	if c.basicAuth {
 		req.SetBasicAuth(c.user, c.pass)
+	}
+	if c.userAgent != "" {
+		req.Header.Set("User-Agent", c.userAgent)
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {

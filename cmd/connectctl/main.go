@@ -1,27 +1,43 @@
 // Command connectctl manages connectors on a Kafka Connect worker
-// (connectd or Apache Kafka Connect 3.6+) over its REST API.
+// (connectd or Apache Kafka Connect 3.6+) over its REST API, and moves
+// their offsets safely: it stops a connector before changing them, shows
+// the change, verifies it, resumes, and keeps the previous offsets so that
+// `connectctl offsets undo` restores them.
 //
 //	connectctl get connectors
 //	connectctl describe NAME
+//	connectctl apply -f connector.json
+//	connectctl patch config NAME --set key=value
 //	connectctl pause|resume|stop|delete NAME
 //	connectctl restart NAME [--include-tasks] [--only-failed]
-//	connectctl offsets get NAME
-//	connectctl offsets set NAME -f FILE
-//	connectctl offsets reset NAME
-//	connectctl plugins [--all]
+//	connectctl offsets get|set|reset|undo|history|export|import ...
+//	connectctl connectors copy NAME --from URL --to URL [--resume]
+//	connectctl plugins [list|describe|validate]
+//	connectctl topics NAME [--reset]
+//	connectctl loggers get|set
+//	connectctl config use-context|set-context|get-contexts
 //
-// The worker URL comes from --url, else $CONNECT_URL, else
-// http://localhost:8083. Errors are printed as "Error: <message>" on
-// stderr and exit with status 1.
+// The worker is --url, else the context named by --context, else
+// $CONNECT_URL, else the current context of the config file
+// (~/.config/connectctl/config.yaml), else http://localhost:8083. Errors
+// are printed as "Error: <message>" on stderr, often followed by a
+// "hint:" line, and exit with status 1.
 package main
 
 import (
+	"bufio"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -32,31 +48,59 @@ import (
 const defaultURL = "http://localhost:8083"
 
 func main() {
-	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	stop()
+	os.Exit(code)
 }
 
-// app holds the global flags and the streams of one invocation.
-type app struct {
-	url     string
-	output  string
-	timeout time.Duration
-
+// env is what one invocation sees of the outside world. Tests build it
+// directly to pretend to be on a terminal.
+type env struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	getenv func(string) string
 
-	// target is the connector the failing command was about, for hints.
-	target string
+	stdinTTY, stdoutTTY, stderrTTY bool
+
+	// now is the clock, for history file names.
+	now func() time.Time
+}
+
+// isTerminal reports whether s is a character device (a terminal), without
+// any dependency: good enough to decide on colours, prompts and progress.
+func isTerminal(s any) bool {
+	f, ok := s.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // run executes connectctl with args and returns the exit status.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
-	root := a.rootCmd(getenv)
+	return execute(ctx, args, env{
+		stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv,
+		stdinTTY: isTerminal(stdin), stdoutTTY: isTerminal(stdout), stderrTTY: isTerminal(stderr),
+		now: time.Now,
+	})
+}
+
+func execute(ctx context.Context, args []string, e env) int {
+	if e.now == nil {
+		e.now = time.Now
+	}
+	if e.getenv == nil {
+		e.getenv = func(string) string { return "" }
+	}
+	a := &app{env: e}
+	root := a.rootCmd()
 	root.SetArgs(args)
-	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetIn(e.stdin)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
 	if err := root.ExecuteContext(ctx); err != nil {
 		a.printError(err)
 		return 1
@@ -64,53 +108,246 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return 0
 }
 
-func (a *app) printError(err error) {
-	fmt.Fprintf(a.stderr, "Error: %s\n", err)
-	var cerr *client.Error
-	if errors.As(err, &cerr) && cerr.StatusCode == 400 &&
-		strings.Contains(cerr.Message, "must be in the STOPPED state") && a.target != "" {
-		fmt.Fprintf(a.stderr, "hint: stop it first: connectctl stop %s\n", a.target)
-	}
+// app holds the global flags and the streams of one invocation.
+type app struct {
+	env
+
+	url         string
+	contextName string
+	configPath  string
+	user        string
+	password    string
+	caFile      string
+	insecure    bool
+	output      string
+	timeout     time.Duration
+	noColor     bool
+
+	root *cobra.Command
+
+	// target is the connector the failing command was about, for hints.
+	target string
+	// conn is the resolved connection, once a command asked for it.
+	conn *connection
+
+	// stdinReader reads answers to questions; stdinUsed says stdin held
+	// data instead.
+	stdinReader *bufio.Reader
+	stdinUsed   bool
 }
 
-// client builds the REST client from the global flags.
-func (a *app) client() (*client.Client, error) {
-	return client.New(a.url, client.WithTimeout(a.timeout))
+// connection is where and how to reach a worker, after flags, the
+// environment and the config file have been applied.
+type connection struct {
+	url      string
+	user     string
+	password string
+	hasAuth  bool
+	caFile   string
+	insecure bool
+	context  string // the context it came from, if any
+
+	// Defaults for the commands that talk to Kafka itself.
+	bootstrap    string
+	offsetsTopic string
+	statusTopic  string
 }
 
-// checkOutput validates -o for the commands that use it.
-func (a *app) checkOutput() error {
-	switch a.output {
-	case "table", "json":
-		return nil
-	}
-	return fmt.Errorf("invalid output format %q: want json or table", a.output)
-}
-
-func (a *app) rootCmd(getenv func(string) string) *cobra.Command {
-	url := getenv("CONNECT_URL")
-	if url == "" {
-		url = defaultURL
-	}
+func (a *app) rootCmd() *cobra.Command {
 	root := &cobra.Command{
-		Use:           "connectctl",
-		Short:         "Manage connectors on a Kafka Connect worker",
+		Use:   "connectctl",
+		Short: "Manage connectors and their offsets on a Kafka Connect worker",
+		Long: `connectctl manages connectors on a Kafka Connect worker (connectd or Apache
+Kafka Connect 3.6+) over its REST API, and changes their offsets safely: it
+stops a connector first, shows the change as a diff, verifies it, resumes,
+and keeps the previous offsets so that "connectctl offsets undo" restores them.
+
+The worker is --url, else the context named by --context, else $CONNECT_URL,
+else the current context of the config file, else http://localhost:8083.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		PersistentPreRunE: func(*cobra.Command, []string) error {
 			return a.checkOutput()
 		},
 	}
+	a.root = root
 	pf := root.PersistentFlags()
-	pf.StringVar(&a.url, "url", url, "worker REST URL ($CONNECT_URL if set)")
-	pf.StringVarP(&a.output, "output", "o", "table", "output format where it applies: table or json")
+	pf.StringVar(&a.url, "url", "", "worker REST URL (default: --context, $CONNECT_URL, the current context, "+defaultURL+")")
+	pf.StringVar(&a.contextName, "context", "", "use this context of the config file")
+	pf.StringVar(&a.configPath, "config", "", "config file (default $XDG_CONFIG_HOME/connectctl/config.yaml or ~/.config/connectctl/config.yaml)")
+	pf.StringVar(&a.user, "user", "", "user for HTTP basic authentication ($CONNECT_USER)")
+	pf.StringVar(&a.password, "password", "", "password for HTTP basic authentication ($CONNECT_PASSWORD)")
+	pf.StringVar(&a.caFile, "ca-file", "", "PEM file of the CA certificates that sign the worker's certificate")
+	pf.BoolVar(&a.insecure, "insecure-skip-tls-verify", false, "do not check the worker's TLS certificate (test clusters only)")
+	pf.StringVarP(&a.output, "output", "o", "table", "output format where it applies: table, json or yaml")
 	pf.DurationVar(&a.timeout, "timeout", 100*time.Second, "timeout of each request")
+	pf.BoolVar(&a.noColor, "no-color", false, "no colours, even on a terminal ($NO_COLOR does the same)")
 
-	root.AddCommand(a.getCmd(), a.describeCmd(), a.restartCmd(), a.offsetsCmd(), a.pluginsCmd())
-	for _, verb := range []string{"pause", "resume", "stop", "delete"} {
-		root.AddCommand(a.lifecycleCmd(verb))
+	root.AddGroup(&cobra.Group{ID: "conn", Title: "Connectors:"},
+		&cobra.Group{ID: "offsets", Title: "Offsets:"},
+		&cobra.Group{ID: "worker", Title: "Worker:"},
+		&cobra.Group{ID: "setup", Title: "Setup:"})
+	add := func(group string, cmds ...*cobra.Command) {
+		for _, c := range cmds {
+			c.GroupID = group
+			root.AddCommand(c)
+		}
 	}
+	add("conn", a.getCmd(), a.describeCmd(), a.applyCmd(), a.patchCmd(), a.restartCmd(), a.topicsCmd(), a.connectorsCmd())
+	for _, verb := range []string{"pause", "resume", "stop", "delete"} {
+		add("conn", a.lifecycleCmd(verb))
+	}
+	add("offsets", a.offsetsCmd())
+	add("worker", a.pluginsCmd(), a.loggersCmd())
+	add("setup", a.configCmd())
+	root.SetHelpCommandGroupID("setup")
+	root.SetCompletionCommandGroupID("setup")
 	return root
+}
+
+// checkOutput validates -o.
+func (a *app) checkOutput() error {
+	switch a.output {
+	case "table", "json", "yaml":
+		return nil
+	}
+	return fmt.Errorf("invalid output format %q: want table, json or yaml", a.output)
+}
+
+// structured reports whether -o asks for JSON or YAML.
+func (a *app) structured() bool { return a.output == "json" || a.output == "yaml" }
+
+// resolve works out the connection from the flags, the environment and the
+// config file, once.
+func (a *app) resolve() (*connection, error) {
+	if a.conn != nil {
+		return a.conn, nil
+	}
+	flags := a.root.PersistentFlags()
+	c := &connection{}
+	var ctxEntry *contextEntry
+	name := a.contextName
+	if name != "" || a.url == "" {
+		cfg, _, err := a.loadConfig()
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case name != "":
+			ctxEntry = cfg.find(name)
+			if ctxEntry == nil {
+				return nil, withHint(fmt.Errorf("no context %q in the config file", name), "list them with: connectctl config get-contexts")
+			}
+		case a.getenv("CONNECT_URL") == "" && cfg.CurrentContext != "":
+			ctxEntry = cfg.find(cfg.CurrentContext)
+			if ctxEntry == nil {
+				return nil, withHint(fmt.Errorf("the current context %q is not in the config file", cfg.CurrentContext),
+					"pick one with: connectctl config use-context NAME")
+			}
+		}
+	}
+	switch {
+	case a.url != "":
+		c.url = a.url
+	case ctxEntry != nil:
+		c.url = ctxEntry.URL
+	case a.getenv("CONNECT_URL") != "":
+		c.url = a.getenv("CONNECT_URL")
+	default:
+		c.url = defaultURL
+	}
+	if ctxEntry != nil {
+		c.context = ctxEntry.Name
+		c.user, c.password, c.hasAuth = ctxEntry.User, ctxEntry.Password, ctxEntry.User != ""
+		c.caFile, c.insecure = ctxEntry.CAFile, ctxEntry.InsecureSkipTLSVerify
+		c.bootstrap, c.offsetsTopic, c.statusTopic = ctxEntry.BootstrapServer, ctxEntry.OffsetsTopic, ctxEntry.StatusTopic
+	}
+	if u := a.getenv("CONNECT_USER"); u != "" {
+		c.user, c.hasAuth = u, true
+	}
+	if p := a.getenv("CONNECT_PASSWORD"); p != "" {
+		c.password = p
+	}
+	if flags.Changed("user") {
+		c.user, c.hasAuth = a.user, true
+	}
+	if flags.Changed("password") {
+		c.password = a.password
+		c.hasAuth = c.hasAuth || c.user != ""
+	}
+	if flags.Changed("ca-file") {
+		c.caFile = a.caFile
+	}
+	if flags.Changed("insecure-skip-tls-verify") {
+		c.insecure = a.insecure
+	}
+	a.conn = c
+	return c, nil
+}
+
+// client builds the REST client of the resolved connection.
+func (a *app) client() (*client.Client, error) {
+	c, err := a.resolve()
+	if err != nil {
+		return nil, err
+	}
+	return a.clientOf(c)
+}
+
+// clientOf builds a REST client for a connection.
+func (a *app) clientOf(c *connection) (*client.Client, error) {
+	opts := []client.Option{client.WithTimeout(a.timeout)}
+	if c.hasAuth {
+		opts = append(opts, client.WithBasicAuth(c.user, c.password))
+	}
+	if c.caFile != "" || c.insecure {
+		cfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: c.insecure} //nolint:gosec // asked for by the user
+		if c.caFile != "" {
+			pem, err := os.ReadFile(c.caFile)
+			if err != nil {
+				return nil, fmt.Errorf("reading the CA file: %w", err)
+			}
+			pool, err := x509.SystemCertPool()
+			if err != nil || pool == nil {
+				pool = x509.NewCertPool()
+			}
+			if !pool.AppendCertsFromPEM(pem) {
+				return nil, fmt.Errorf("%s holds no PEM certificate", c.caFile)
+			}
+			cfg.RootCAs = pool
+		}
+		opts = append(opts, client.WithTLSConfig(cfg))
+	}
+	return client.New(c.url, opts...)
+}
+
+// clientFor is a client for --from/--to style arguments: a URL
+// (scheme://...) or the name of a context. Basic auth and TLS flags given
+// on the command line apply to a URL.
+func (a *app) clientFor(spec string) (*client.Client, error) {
+	if strings.Contains(spec, "://") {
+		c := &connection{url: spec}
+		flags := a.root.PersistentFlags()
+		if flags.Changed("user") {
+			c.user, c.hasAuth = a.user, true
+		}
+		if flags.Changed("password") {
+			c.password = a.password
+		}
+		c.caFile, c.insecure = a.caFile, a.insecure
+		return a.clientOf(c)
+	}
+	cfg, _, err := a.loadConfig()
+	if err != nil {
+		return nil, err
+	}
+	e := cfg.find(spec)
+	if e == nil {
+		return nil, withHint(fmt.Errorf("%q is neither a URL nor a context of the config file", spec),
+			"give a URL such as http://host:8083, or list the contexts with: connectctl config get-contexts")
+	}
+	return a.clientOf(&connection{url: e.URL, user: e.User, password: e.Password, hasAuth: e.User != "",
+		caFile: e.CAFile, insecure: e.InsecureSkipTLSVerify, context: e.Name})
 }
 
 // nameArg requires exactly one connector name and remembers it.
@@ -122,127 +359,105 @@ func (a *app) nameArg(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
-func (a *app) getCmd() *cobra.Command {
-	get := &cobra.Command{
-		Use:   "get RESOURCE",
-		Short: "List resources (connectors)",
-		Args:  cobra.ArbitraryArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return errors.New("get needs a resource: connectors")
-			}
-			return fmt.Errorf("unknown resource %q: want connectors", args[0])
-		},
+// completeConnectors offers the worker's connector names for shell
+// completion.
+func (a *app) completeConnectors(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+	if len(args) > 0 && cmd.Args != nil {
+		if err := cmd.Args(cmd, append(args, "x")); err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
 	}
-	get.AddCommand(&cobra.Command{
-		Use:     "connectors",
-		Aliases: []string{"connector", "conn"},
-		Short:   "List connectors with their state, tasks and type",
-		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.getConnectors(cmd.Context())
-		},
-	})
-	return get
-}
-
-func (a *app) describeCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "describe NAME",
-		Short: "Show a connector's config, tasks and status as JSON",
-		Args:  a.nameArg,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.describe(cmd.Context(), args[0])
-		},
+	c, err := a.client()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
+	ctx, cancel := context.WithTimeout(cmd.Context(), 5*time.Second)
+	defer cancel()
+	names, err := c.Connectors(ctx)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return names, cobra.ShellCompDirectiveNoFileComp
 }
 
-var lifecycleShort = map[string]string{
-	"pause":  "Pause a connector and its tasks",
-	"resume": "Resume a paused or stopped connector",
-	"stop":   "Stop a connector and shut down its tasks (needed before changing offsets)",
-	"delete": "Delete a connector (its offsets are kept)",
+// hintError is an error that comes with advice for the user.
+type hintError struct {
+	err  error
+	hint string
 }
 
-func (a *app) lifecycleCmd(verb string) *cobra.Command {
-	return &cobra.Command{
-		Use:   verb + " NAME",
-		Short: lifecycleShort[verb],
-		Args:  a.nameArg,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.lifecycle(cmd.Context(), verb, args[0])
-		},
+func (e *hintError) Error() string { return e.err.Error() }
+func (e *hintError) Unwrap() error { return e.err }
+
+func withHint(err error, hint string) error { return &hintError{err: err, hint: hint} }
+
+func (a *app) printError(err error) {
+	msg := err.Error()
+	p := a.painter(a.stderrTTY)
+	fmt.Fprintf(a.stderr, "%s %s\n", p.paint(red, "Error:"), msg)
+	if h := a.hintFor(err); h != "" {
+		fmt.Fprintf(a.stderr, "%s %s\n", p.paint(yellow, "hint:"), h)
 	}
 }
 
-func (a *app) restartCmd() *cobra.Command {
-	var includeTasks, onlyFailed bool
-	cmd := &cobra.Command{
-		Use:   "restart NAME",
-		Short: "Restart a connector, and with --include-tasks its tasks",
-		Args:  a.nameArg,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.restart(cmd.Context(), args[0], includeTasks, onlyFailed)
-		},
+// hintFor suggests what to do about err, or "".
+func (a *app) hintFor(err error) string {
+	var he *hintError
+	if errors.As(err, &he) {
+		return he.hint
 	}
-	cmd.Flags().BoolVar(&includeTasks, "include-tasks", false, "restart the tasks too")
-	cmd.Flags().BoolVar(&onlyFailed, "only-failed", false, "restart only the instances that failed")
-	return cmd
-}
-
-func (a *app) offsetsCmd() *cobra.Command {
-	offsets := &cobra.Command{
-		Use:   "offsets",
-		Short: "Show, set or reset a connector's offsets",
-		Args:  cobra.ArbitraryArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return errors.New("offsets needs a subcommand: get, set or reset")
-			}
-			return fmt.Errorf("unknown offsets subcommand %q: want get, set or reset", args[0])
-		},
+	name := a.target
+	if name == "" {
+		name = "NAME"
 	}
-	offsets.AddCommand(&cobra.Command{
-		Use:   "get NAME",
-		Short: "Show a connector's offsets",
-		Args:  a.nameArg,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.offsetsGet(cmd.Context(), args[0])
-		},
-	})
-	var file string
-	set := &cobra.Command{
-		Use:   "set NAME -f FILE",
-		Short: "Alter a stopped connector's offsets from a JSON file ({\"offsets\":[...]}, - for stdin)",
-		Args:  a.nameArg,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.offsetsSet(cmd.Context(), args[0], file)
-		},
+	var cerr *client.Error
+	if errors.As(err, &cerr) {
+		m := cerr.Message
+		switch {
+		case cerr.StatusCode == 400 && strings.Contains(m, "must be in the STOPPED state"):
+			return "stop the connector first: connectctl stop " + name +
+				" (connectctl offsets set/reset stop and resume it for you)"
+		case strings.Contains(m, "haven't stopped completely yet"):
+			return "the connector's tasks are still shutting down: try again in a few seconds"
+		case cerr.StatusCode == 404 && strings.HasPrefix(m, "Unknown plugin"):
+			return "list the installed plugins with: connectctl plugins"
+		case cerr.StatusCode == 404 && m == "HTTP 404 Not Found":
+			return "the worker has no such endpoint: it may be older than the Kafka Connect version this needs, or the URL may point elsewhere"
+		case cerr.StatusCode == 404 && strings.HasPrefix(m, "Logger "):
+			return "list the loggers with: connectctl loggers get"
+		case cerr.StatusCode == 404 && (strings.Contains(m, "not found") || strings.Contains(m, "Unknown connector")):
+			return "list the connectors with: connectctl get connectors"
+		case cerr.StatusCode == 405:
+			return "the worker does not support this method here: PATCH of a config needs Kafka Connect 3.8+ (use connectctl apply -f instead)"
+		case cerr.StatusCode == 409 && strings.Contains(m, "already exists"):
+			return "change an existing connector with: connectctl apply -f FILE"
+		case cerr.StatusCode == 409:
+			return "the cluster is rebalancing: try again in a few seconds"
+		case cerr.StatusCode == 401 || cerr.StatusCode == 403 && !strings.Contains(m, "Topic tracking"):
+			return "check the credentials: --user and --password, or connectctl config set-context NAME --user U --password P"
+		case strings.Contains(m, "No connector `") && strings.Contains(m, "configured"):
+			return "list the connectors with: connectctl get connectors"
+		}
+		return ""
 	}
-	set.Flags().StringVarP(&file, "file", "f", "", `JSON body as for PATCH /connectors/NAME/offsets: {"offsets":[{"partition":{...},"offset":{...}}]}`)
-	_ = set.MarkFlagRequired("file")
-	offsets.AddCommand(set)
-	offsets.AddCommand(&cobra.Command{
-		Use:   "reset NAME",
-		Short: "Reset all of a stopped connector's offsets",
-		Args:  a.nameArg,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.offsetsReset(cmd.Context(), args[0])
-		},
-	})
-	return offsets
-}
-
-func (a *app) pluginsCmd() *cobra.Command {
-	var all bool
-	cmd := &cobra.Command{
-		Use:   "plugins",
-		Short: "List installed connector plugins",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.plugins(cmd.Context(), all)
-		},
+	url := defaultURL
+	if a.conn != nil {
+		url = a.conn.url
 	}
-	cmd.Flags().BoolVar(&all, "all", false, "include converters, transformations and predicates")
-	return cmd
+	var uerr x509.UnknownAuthorityError
+	var herr x509.HostnameError
+	var opErr *net.OpError
+	switch {
+	case errors.As(err, &uerr) || errors.As(err, &herr) || strings.Contains(err.Error(), "x509:"):
+		return "the worker's TLS certificate is not trusted: pass --ca-file FILE (or --insecure-skip-tls-verify for a test cluster)"
+	case strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
+		return "the worker speaks plain HTTP: use an http:// URL"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "the worker did not answer in time: raise --timeout, or check " + url
+	case errors.As(err, &opErr) || errors.Is(err, syscall.ECONNREFUSED):
+		return "is a worker listening at " + url + "? Pick another with --url, or with: connectctl config use-context NAME"
+	case errors.Is(err, http.ErrSchemeMismatch):
+		return "the worker speaks plain HTTP: use an http:// URL"
+	}
+	return ""
 }
