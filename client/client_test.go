@@ -2,16 +2,20 @@ package client
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -629,17 +633,25 @@ func TestOffsetNumbers(t *testing.T) {
 }
 
 func TestOptions(t *testing.T) {
-	var gotAuth string
+	// The slow handler below outlives the call that gave up on it, so
+	// what handlers share is locked.
+	var mu sync.Mutex
+	var auth string
+	gotAuth := func() string { mu.Lock(); defer mu.Unlock(); return auth }
+	body := readTestdata(t, "connectors.json")
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		gotAuth = r.Header.Get("Authorization")
 		if r.URL.Path == "/prefix/slow" {
 			select {
 			case <-r.Context().Done():
 			case <-time.After(5 * time.Second):
 			}
+		} else {
+			mu.Lock()
+			auth = r.Header.Get("Authorization")
+			mu.Unlock()
 		}
 		w.Header().Set("Content-Type", "application/json")
-		w.Write(readTestdata(t, "connectors.json"))
+		w.Write(body)
 	}))
 	defer srv.Close()
 
@@ -654,8 +666,8 @@ func TestOptions(t *testing.T) {
 	if _, err := c.Connectors(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if want := "Basic " + base64.StdEncoding.EncodeToString([]byte("connect:s3cret")); gotAuth != want {
-		t.Errorf("Authorization = %q, want %q", gotAuth, want)
+	if want := "Basic " + base64.StdEncoding.EncodeToString([]byte("connect:s3cret")); gotAuth() != want {
+		t.Errorf("Authorization = %q, want %q", gotAuth(), want)
 	}
 	start := time.Now()
 	_, err = c.do(context.Background(), "GET", "/slow", nil, nil, new([]string))
@@ -672,8 +684,8 @@ func TestOptions(t *testing.T) {
 	if _, err := c.Connectors(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if want := "Basic " + base64.StdEncoding.EncodeToString([]byte("u:p")); gotAuth != want || strings.Contains(c.BaseURL(), "u:p") {
-		t.Errorf("Authorization = %q, base %s", gotAuth, c.BaseURL())
+	if want := "Basic " + base64.StdEncoding.EncodeToString([]byte("u:p")); gotAuth() != want || strings.Contains(c.BaseURL(), "u:p") {
+		t.Errorf("Authorization = %q, base %s", gotAuth(), c.BaseURL())
 	}
 }
 
@@ -693,5 +705,46 @@ func TestBadSuccessBody(t *testing.T) {
 	c = fake(t, exchange{method: "GET", uri: "/connectors/x/status", status: 200})
 	if _, err := c.Status(context.Background(), "x"); err == nil || !strings.Contains(err.Error(), "empty response body") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+func TestTLSAndUserAgent(t *testing.T) {
+	var gotUA string
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotUA = r.Header.Get("User-Agent")
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(readTestdata(t, "connectors.json"))
+	}))
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.StartTLS()
+	defer srv.Close()
+
+	// Not trusted by default.
+	c, err := New(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Connectors(context.Background()); err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Fatalf("untrusted certificate: %v", err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(srv.Certificate())
+	cfg := &tls.Config{RootCAs: pool}
+	c, err = New(srv.URL, WithTLSConfig(cfg), WithUserAgent("connectctl/test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := c.Connectors(context.Background())
+	if err != nil || len(names) != 2 || gotUA != "connectctl/test" {
+		t.Fatalf("with the CA: %v %v, User-Agent %q", names, err, gotUA)
+	}
+	// The config is copied: changing it later changes nothing.
+	cfg.RootCAs = nil
+	if _, err := c.Connectors(context.Background()); err != nil {
+		t.Fatalf("after changing the caller's config: %v", err)
+	}
+	// A nil config leaves the client alone.
+	if _, err := New(srv.URL, WithTLSConfig(nil)); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -134,6 +134,8 @@ type app struct {
 	// data instead.
 	stdinReader *bufio.Reader
 	stdinUsed   bool
+	// bar is the progress bar being drawn, if any.
+	bar *progress
 }
 
 // connection is where and how to reach a worker, after flags, the

@@ -481,9 +481,9 @@ func testdata(t *testing.T, name string) string {
 // the tables and messages users see.
 func TestRecordedAnswers(t *testing.T) {
 	w := newWorker(t, map[string]reply{
-		"GET /connector-plugins/FileStreamSource/config": {200, testdata(t, "plugin_config.json")},
+		"GET /connector-plugins/FileStreamSource/config":                                                 {200, testdata(t, "plugin_config.json")},
 		"PUT /connector-plugins/org.apache.kafka.connect.file.FileStreamSourceConnector/config/validate": {200, testdata(t, "validate.json")},
-		"GET /admin/loggers":                         {200, testdata(t, "loggers.json")},
+		"GET /admin/loggers":                          {200, testdata(t, "loggers.json")},
 		"GET /admin/loggers/org.apache.kafka.connect": {200, testdata(t, "logger.json")},
 		"PUT /admin/loggers/org.apache.kafka.connect": {200, testdata(t, "set_logger.json")},
 		"GET /connectors/file-sink/topics":            {200, testdata(t, "topics.json")},
@@ -598,5 +598,38 @@ func TestYAML(t *testing.T) {
 	want := "enabled: \"true\"\nf: 1.5\nn: 9007199254740993\n\"null\": null\ns: 'a: b'\ntasks.max: \"1\"\n"
 	if b.String() != want {
 		t.Errorf("yaml:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+// Apache's answer for a connector that does not handle offset changes
+// itself is passed on: the connector may keep offsets elsewhere too.
+func TestFrameworkOnlyMessage(t *testing.T) {
+	const framework = "The Connect framework-managed offsets for this connector have been reset successfully. However, if this connector manages offsets externally, they will need to be manually reset in the system that the connector uses."
+	var mu sync.Mutex
+	offsets := sinkOffsets
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		rw.Header().Set("Content-Type", "application/json")
+		switch r.Method + " " + r.URL.Path {
+		case "GET /connectors/file-sink":
+			io.WriteString(rw, sinkInfoBody)
+		case "GET /connectors/file-sink/status":
+			io.WriteString(rw, stoppedBody)
+		case "GET /connectors/file-sink/offsets":
+			io.WriteString(rw, offsets)
+		case "DELETE /connectors/file-sink/offsets":
+			offsets = `{"offsets":[]}`
+			io.WriteString(rw, `{"message":"`+framework+`"}`)
+		default:
+			rw.WriteHeader(404)
+			io.WriteString(rw, notFoundRoute)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	res := runCLI(t, map[string]string{"HOME": t.TempDir()}, "", "--url", srv.URL, "offsets", "reset", "file-sink")
+	if res.code != 0 || !strings.Contains(res.stdout, "\nthe worker says: "+framework+"\n") ||
+		!strings.Contains(res.stdout, "offsets of file-sink changed (3 partitions) and verified\n") {
+		t.Errorf("reset:\n%+v", res)
 	}
 }

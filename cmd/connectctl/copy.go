@@ -1,0 +1,230 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/connectd/connectd/client"
+)
+
+func (a *app) copyCmd() *cobra.Command {
+	var from, to string
+	var all, resume, stopOld, yes bool
+	var wait time.Duration
+	cmd := &cobra.Command{
+		Use:   "copy NAME...|--all --from URL|CONTEXT --to URL|CONTEXT [--resume]",
+		Short: "Copy connectors with their config and offsets to another cluster",
+		Long: `Copy connectors to another Kafka Connect cluster: read each one's config and
+offsets from the old cluster, create it on the new one in the STOPPED state
+(initial_state, Kafka 3.5+), write the offsets, read them back to check them,
+and with --resume start it. The new connector then carries on exactly where
+the old one stopped.
+
+For an exact hand-over the old connector must be stopped first, else its
+offsets move on after the copy: stop it (connectctl --url OLD stop NAME), or
+pass --stop-old to have connectctl stop it. --from defaults to the current
+connection (--url or the context).`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if all && len(args) > 0 {
+				return errors.New("give connector names or --all, not both")
+			}
+			if !all && len(args) == 0 {
+				return errors.New("connectors copy needs connector names, or --all")
+			}
+			if len(args) == 1 {
+				a.target = args[0]
+			}
+			return nil
+		},
+		ValidArgsFunction: a.completeConnectors,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if to == "" {
+				return errors.New("connectors copy needs --to URL (or a context name)")
+			}
+			var src *client.Client
+			var err error
+			if from == "" {
+				src, err = a.client()
+			} else {
+				src, err = a.clientFor(from)
+			}
+			if err != nil {
+				return err
+			}
+			dst, err := a.clientFor(to)
+			if err != nil {
+				return err
+			}
+			if src.BaseURL() == dst.BaseURL() {
+				return errors.New("--from and --to are the same cluster")
+			}
+			return a.copyConnectors(cmd.Context(), src, dst, args, all, copyOptions{resume: resume, stopOld: stopOld, yes: yes, wait: wait})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&from, "from", "", "the old cluster: a URL or a context name (default: the current connection)")
+	f.StringVar(&to, "to", "", "the new cluster: a URL or a context name")
+	f.BoolVar(&all, "all", false, "copy every connector of the old cluster")
+	f.BoolVar(&resume, "resume", false, "start the connectors on the new cluster once their offsets are in place")
+	f.BoolVar(&stopOld, "stop-old", false, "stop the connectors on the old cluster first (asks on a terminal unless --yes)")
+	f.BoolVarP(&yes, "yes", "y", false, "with --stop-old, stop without asking")
+	f.DurationVar(&wait, "wait", 60*time.Second, "how long to wait for a connector to stop and for its offsets to be accepted")
+	return cmd
+}
+
+type copyOptions struct {
+	resume, stopOld, yes bool
+	wait                 time.Duration
+}
+
+// copyResult is one connector's outcome.
+type copyResult struct {
+	Name    string `json:"name"`
+	Type    string `json:"type,omitempty"`
+	Offsets int    `json:"offsets"`
+	State   string `json:"state,omitempty"`
+	Error   string `json:"error,omitempty"`
+}
+
+func (a *app) copyConnectors(ctx context.Context, src, dst *client.Client, names []string, all bool, opts copyOptions) error {
+	if all {
+		var err error
+		if names, err = src.Connectors(ctx); err != nil {
+			return err
+		}
+		slices.Sort(names)
+		if len(names) == 0 {
+			fmt.Fprintf(a.stdout, "no connectors on %s\n", src.BaseURL())
+			return nil
+		}
+	}
+	bar := a.newProgress(len(names))
+	a.bar = bar
+	defer func() { a.bar = nil }()
+	var results []copyResult
+	failed := 0
+	for _, name := range names {
+		bar.step(name)
+		r, err := a.copyOne(ctx, src, dst, name, opts)
+		bar.advance()
+		if err != nil {
+			failed++
+			r.Error = err.Error()
+			if len(names) == 1 {
+				bar.finish()
+				return err
+			}
+		}
+		results = append(results, r)
+		if !a.structured() {
+			bar.finish()
+			if err != nil {
+				fmt.Fprintf(a.stderr, "%s %s: %v\n", a.painter(a.stderrTTY).paint(red, "failed:"), name, err)
+				if h := a.hintFor(err); h != "" {
+					fmt.Fprintf(a.stderr, "hint: %s\n", h)
+				}
+			} else {
+				fmt.Fprintf(a.stdout, "copied %s (%s, %d offset%s) from %s to %s: %s\n", name, r.Type, r.Offsets, plural(r.Offsets), src.BaseURL(), dst.BaseURL(), r.State)
+			}
+		}
+	}
+	bar.finish()
+	if a.structured() {
+		if err := a.writeStructured(results); err != nil {
+			return err
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d connectors not copied", failed, len(names))
+	}
+	return nil
+}
+
+// copyOne copies one connector.
+func (a *app) copyOne(ctx context.Context, src, dst *client.Client, name string, opts copyOptions) (copyResult, error) {
+	r := copyResult{Name: name}
+	info, err := src.Connector(ctx, name)
+	if err != nil {
+		return r, err
+	}
+	r.Type = info.Type
+	state := client.StateUnassigned
+	if st, err := src.Status(ctx, name); err == nil {
+		state = st.Connector.State
+	}
+	if state != client.StateStopped {
+		switch {
+		case opts.stopOld:
+			err := a.confirm(opts.yes,
+				fmt.Sprintf("connector %s is %s on %s", name, state, src.BaseURL()),
+				"Stop it there before copying it?",
+				"pass --yes to let connectctl stop it, or stop it first: connectctl --url "+src.BaseURL()+" stop "+name)
+			if err != nil {
+				return r, err
+			}
+			if err := stopAndWait(ctx, src, name, opts.wait); err != nil {
+				return r, err
+			}
+		case opts.resume:
+			return r, withHint(fmt.Errorf("connector %s is %s on %s: running it on both clusters would process its data twice", name, state, src.BaseURL()),
+				"stop it there first (connectctl --url "+src.BaseURL()+" stop "+name+"), or pass --stop-old")
+		default:
+			fmt.Fprintf(a.stderr, "warning: connector %s is %s on %s: its offsets move on after this copy\n", name, state, src.BaseURL())
+		}
+	}
+	offsets, err := src.Offsets(ctx, name)
+	if err != nil {
+		return r, err
+	}
+	r.Offsets = len(offsets)
+	r.State, err = a.createWithOffsets(ctx, dst, name, info.Config, offsets, opts.resume, opts.wait)
+	return r, err
+}
+
+// createWithOffsets creates a connector STOPPED, writes its offsets,
+// verifies them and, with resume, starts it. It returns the state the
+// connector is left in.
+func (a *app) createWithOffsets(ctx context.Context, dst *client.Client, name string, config map[string]string, offsets []client.ConnectorOffset, resume bool, wait time.Duration) (string, error) {
+	if len(config) == 0 {
+		return "", fmt.Errorf("connector %s: no config to create it with", name)
+	}
+	cfg := maps.Clone(config)
+	if _, err := dst.CreateConnector(ctx, name, cfg, client.InitialStopped, nil); err != nil {
+		if client.IsConflict(err) {
+			return "", withHint(fmt.Errorf("connector %s already exists on %s", name, dst.BaseURL()),
+				"delete it there first, or change its offsets with: connectctl offsets set/import")
+		}
+		return "", err
+	}
+	if len(offsets) > 0 {
+		err := retryBusy(ctx, wait, func() error {
+			_, err := dst.AlterOffsets(ctx, name, offsets)
+			return err
+		})
+		if err != nil {
+			hint := "write them with connectctl offsets set, or delete it and copy again"
+			if strings.Contains(err.Error(), "UNKNOWN_TOPIC_OR_PARTITION") {
+				hint = "a sink's offsets are its consumer group's in the new cluster's Kafka, so its topics must exist there: create or mirror them, then " + hint
+			}
+			return "", withHint(fmt.Errorf("connector %s was created STOPPED on %s, but its offsets were not written: %w", name, dst.BaseURL(), err), hint)
+		}
+		read := func(ctx context.Context) ([]client.ConnectorOffset, error) { return dst.Offsets(ctx, name) }
+		if err := a.verify(ctx, read, offsets, wait); err != nil {
+			return "", withHint(fmt.Errorf("connector %s on %s: %w", name, dst.BaseURL(), err), "it was left STOPPED")
+		}
+	}
+	if !resume {
+		return client.StateStopped, nil
+	}
+	if err := dst.Resume(ctx, name); err != nil {
+		return "", err
+	}
+	return "resumed", nil
+}
