@@ -30,6 +30,7 @@ import (
 	_ "github.com/connectd/connectd/connectors/file"
 	_ "github.com/connectd/connectd/connectors/httpsource"
 	_ "github.com/connectd/connectd/connectors/jdbc"
+	_ "github.com/connectd/connectd/connectors/postgrescdc"
 	_ "github.com/connectd/connectd/converters"
 )
 

@@ -1,0 +1,44 @@
+// Package postgrescdc is a PostgreSQL change-data-capture source connector
+// that behaves as Debezium's io.debezium.connector.postgresql.PostgresConnector
+// (2.7): the same config keys, the same change events (topics, keys, the
+// before/after/source/op envelope, tombstones, heartbeats) and the same
+// source partition and offsets, so that a connector can move between a
+// Java Kafka Connect worker running Debezium and connectd, in either
+// direction, without a new snapshot.
+//
+// It reads the changes with logical replication and the pgoutput plugin
+// through a replication slot (slot.name) and a publication
+// (publication.name). An initial snapshot, taken with the snapshot the slot
+// exports (or, for an existing slot, a temporary slot's), is consistent with
+// the point streaming continues from.
+//
+// # Offsets and the slot
+//
+// The partition is {"server": <topic.prefix>}. The offsets are Debezium's:
+// during a snapshot {"lsn", "txId", "ts_usec", "snapshot": true,
+// "last_snapshot_record"}, while streaming {"lsn", "lsn_proc", "lsn_commit",
+// "txId", "ts_usec", "messageType"}. Streaming resumes at lsn_proc (else
+// lsn); transactions whose commit lies before lsn_commit are skipped, and so
+// are the changes of the transaction the offset points into that were
+// already handled, as Debezium's WalPositionLocator does.
+//
+// The slot's confirmed_flush_lsn is advanced only from Commit, which the
+// runtime calls once the offsets are durable, and only up to the committed
+// offset's lsn_commit (else lsn_proc): the slot never releases WAL the
+// stored offset may still need. A task that resumes from an offset the slot
+// can no longer serve (the slot was dropped, or confirmed_flush_lsn is past
+// the offset) fails and says how to recover, unless snapshot.mode is
+// when_needed, which takes a new snapshot.
+//
+// The records a task returns from Poll carry an offset only where it is a
+// safe resume point: a record whose change shares its LSN with the next
+// change (a multi-row insert by COPY) carries none, and the last record of
+// a transaction carries the transaction's COMMIT position.
+//
+// # Registration
+//
+// The plugin is registered as io.debezium.connector.postgresql.PostgresConnector,
+// so the aliases are PostgresConnector and Postgres. The SDK derives
+// aliases from the class name and lists every registered class, so there
+// is no hidden PostgresCdc alias.
+package postgrescdc
