@@ -90,3 +90,12 @@ func TestAliases(t *testing.T) {
 		t.Fatalf("aliases %v", got)
 	}
 }
+
+func TestExtraAliases(t *testing.T) {
+	Register(Plugin{Class: "com.example.test.ThingConnector", Type: PluginSource, Aliases: []string{"Whatsit"}, New: func() any { return nil }})
+	for _, name := range []string{"com.example.test.ThingConnector", "ThingConnector", "Thing", "Whatsit"} {
+		if p, err := LookupPlugin(name); err != nil || p.Class != "com.example.test.ThingConnector" {
+			t.Errorf("%s: %v %v", name, p.Class, err)
+		}
+	}
+}

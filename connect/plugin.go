@@ -30,6 +30,9 @@ type Plugin struct {
 	Class   string
 	Type    PluginType
 	Version string
+	// Aliases are short names beyond those derived from the class name
+	// (see Aliases), for plugins known by another name.
+	Aliases []string
 	// New returns a fresh instance: a SourceConnector, a SinkConnector or
 	// a Converter, as Type says.
 	New func() any
@@ -74,7 +77,7 @@ func LookupPlugin(name string) (Plugin, error) {
 		if p.Class == name {
 			return p, nil
 		}
-		if slices.Contains(Aliases(p.Class), name) {
+		if slices.Contains(Aliases(p.Class), name) || slices.Contains(p.Aliases, name) {
 			found = append(found, p)
 		}
 	}

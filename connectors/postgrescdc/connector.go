@@ -18,6 +18,8 @@ func init() {
 		Class:   ConnectorClass,
 		Type:    connect.PluginSource,
 		Version: Version,
+		// connectd's own short name, beside Kafka's derived ones.
+		Aliases: []string{"PostgresCdc"},
 		New:     func() any { return &Connector{} },
 	})
 }

@@ -38,7 +38,6 @@
 // # Registration
 //
 // The plugin is registered as io.debezium.connector.postgresql.PostgresConnector,
-// so the aliases are PostgresConnector and Postgres. The SDK derives
-// aliases from the class name and lists every registered class, so there
-// is no hidden PostgresCdc alias.
+// so configs written for Debezium name it as they always did; the aliases
+// are PostgresConnector, Postgres and connectd's own PostgresCdc.
 package postgrescdc
