@@ -18,6 +18,7 @@ import (
 	"github.com/connectd/connectd/client"
 	"github.com/connectd/connectd/internal/logging"
 	"github.com/connectd/connectd/internal/server"
+	"github.com/connectd/connectd/internal/servertest"
 )
 
 // The end-to-end tests run connectctl against real connectd workers
@@ -197,30 +198,6 @@ func state(c *client.Client, name string) string {
 	return s
 }
 
-func writeLines(t *testing.T, path string, lines ...string) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var b bytes.Buffer
-	for _, l := range lines {
-		b.WriteString(l + "\n")
-	}
-	if _, err := f.Write(b.Bytes()); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func readLines(path string) []string {
-	b, err := os.ReadFile(path)
-	if err != nil || len(b) == 0 {
-		return nil
-	}
-	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
-}
-
 func lineRange(from, to int) []string {
 	var out []string
 	for i := from; i <= to; i++ {
@@ -292,3 +269,8 @@ func writeFile(t *testing.T, name, content string) string {
 	}
 	return p
 }
+
+var (
+	writeLines = servertest.WriteLines
+	readLines  = servertest.ReadLines
+)

@@ -18,6 +18,7 @@ import (
 	_ "github.com/connectd/connectd/connectors/httpsource"
 	"github.com/connectd/connectd/internal/logging"
 	"github.com/connectd/connectd/internal/server"
+	"github.com/connectd/connectd/internal/servertest"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -66,48 +67,6 @@ func (a *ordersAPI) count(uri string) int {
 type worker struct {
 	t *testing.T
 	s *server.Standalone
-}
-
-func (w *worker) do(method, path, body string) (int, string) {
-	w.t.Helper()
-	var r io.Reader
-	if body != "" {
-		r = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, "http://"+w.s.RESTAddr+path, r)
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		w.t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
-}
-
-func (w *worker) must(want int, method, path, body string) string {
-	w.t.Helper()
-	code, resp := w.do(method, path, body)
-	if code != want {
-		w.t.Fatalf("%s %s: status %d, want %d; body %s", method, path, code, want, resp)
-	}
-	return resp
-}
-
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 type kv struct{ key, value string }
@@ -217,4 +176,19 @@ func TestSeedHTTPSourceOffsets(t *testing.T) {
 	if recs := readTopic(t, s.Broker.Addr(), "orders", 44); len(recs) != 44 {
 		t.Fatalf("topic holds %d records, want 44", len(recs))
 	}
+}
+
+func (w *worker) do(method, path, body string) (int, string) {
+	w.t.Helper()
+	return servertest.REST{T: w.t, Addr: w.s.RESTAddr}.Do(method, path, body)
+}
+
+func (w *worker) must(want int, method, path, body string) string {
+	w.t.Helper()
+	return servertest.REST{T: w.t, Addr: w.s.RESTAddr}.Must(want, method, path, body)
+}
+
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	servertest.Eventually(t, what, 15*time.Second, cond)
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/connectd/connectd/connectors/postgrescdc"
 	"github.com/connectd/connectd/internal/logging"
 	"github.com/connectd/connectd/internal/server"
+	"github.com/connectd/connectd/internal/servertest"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -43,44 +43,6 @@ func startWorker(t *testing.T) *worker {
 	}
 	t.Cleanup(s.Close)
 	return &worker{t: t, s: s}
-}
-
-func (w *worker) do(method, path, body string) (int, string) {
-	w.t.Helper()
-	req, err := http.NewRequest(method, "http://"+w.s.RESTAddr+path, strings.NewReader(body))
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		w.t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
-}
-
-func (w *worker) must(want int, method, path, body string) string {
-	w.t.Helper()
-	code, resp := w.do(method, path, body)
-	if code != want {
-		w.t.Fatalf("%s %s: status %d, want %d: %s", method, path, code, want, resp)
-	}
-	return resp
-}
-
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(45 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 // event is a record read back from a topic.
@@ -232,4 +194,19 @@ func TestEndToEndThroughWorker(t *testing.T) {
 	if d := got[8].describe(); d != `c {"id":4} {"balance":"AMg=","id":4,"owner":"di"} snapshot=false` {
 		t.Fatalf("after the new snapshot: %s", d)
 	}
+}
+
+func (w *worker) do(method, path, body string) (int, string) {
+	w.t.Helper()
+	return servertest.REST{T: w.t, Addr: w.s.RESTAddr}.Do(method, path, body)
+}
+
+func (w *worker) must(want int, method, path, body string) string {
+	w.t.Helper()
+	return servertest.REST{T: w.t, Addr: w.s.RESTAddr}.Must(want, method, path, body)
+}
+
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	servertest.Eventually(t, what, 45*time.Second, cond)
 }

@@ -1,18 +1,15 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
-	"net/http"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/connectd/connectd/internal/logging"
+	"github.com/connectd/connectd/internal/servertest"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -54,51 +51,6 @@ func (w *testWorker) close() {
 }
 
 func (w *testWorker) bootstrap() string { return w.s.Broker.Addr() }
-
-// do sends a request and returns the status and body.
-func (w *testWorker) do(method, path, body string) (int, string) {
-	w.t.Helper()
-	var r io.Reader
-	if body != "" {
-		r = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, "http://"+w.s.RESTAddr+path, r)
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		w.t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
-}
-
-// must sends a request and fails the test unless the status is want.
-func (w *testWorker) must(want int, method, path, body string) string {
-	w.t.Helper()
-	code, resp := w.do(method, path, body)
-	if code != want {
-		w.t.Fatalf("%s %s: status %d, want %d; body %s", method, path, code, want, resp)
-	}
-	return resp
-}
-
-// eventually polls cond until it holds or the deadline passes.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
 
 func (w *testWorker) state(name string) string {
 	code, body := w.do("GET", "/connectors/"+name+"/status", "")
@@ -148,31 +100,32 @@ func readTopic(t *testing.T, bootstrap, topic string, n int) []string {
 	return out
 }
 
-func writeLines(t *testing.T, path string, lines ...string) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var b bytes.Buffer
-	for _, l := range lines {
-		b.WriteString(l + "\n")
-	}
-	if _, err := f.Write(b.Bytes()); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func readLines(path string) []string {
-	b, err := os.ReadFile(path)
-	if err != nil || len(b) == 0 {
-		return nil
-	}
-	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
-}
-
 func jsonString(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+func (w *testWorker) rest() servertest.REST { return servertest.REST{T: w.t, Addr: w.s.RESTAddr} }
+
+// do sends a request and returns the status and body.
+func (w *testWorker) do(method, path, body string) (int, string) {
+	w.t.Helper()
+	return w.rest().Do(method, path, body)
+}
+
+// must sends a request and fails the test unless the status is want.
+func (w *testWorker) must(want int, method, path, body string) string {
+	w.t.Helper()
+	return w.rest().Must(want, method, path, body)
+}
+
+// eventually polls cond until it holds or the deadline passes.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	servertest.Eventually(t, what, 60*time.Second, cond)
+}
+
+var (
+	writeLines = servertest.WriteLines
+	readLines  = servertest.ReadLines
+)

@@ -1,0 +1,92 @@
+// Package servertest holds what end-to-end tests of several packages
+// share: talking to a worker's REST API, waiting for a condition with a
+// deadline, and reading and writing line files.
+package servertest
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// REST sends requests to a worker's REST API at Addr (host:port).
+type REST struct {
+	T    testing.TB
+	Addr string
+}
+
+// Do sends a request and returns the status and body; a transport error
+// fails the test.
+func (r REST) Do(method, path, body string) (int, string) {
+	r.T.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, "http://"+r.Addr+path, rd)
+	if err != nil {
+		r.T.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		r.T.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// Must sends a request and fails the test unless the status is want.
+func (r REST) Must(want int, method, path, body string) string {
+	r.T.Helper()
+	code, resp := r.Do(method, path, body)
+	if code != want {
+		r.T.Fatalf("%s %s: status %d, want %d; body %s", method, path, code, want, resp)
+	}
+	return resp
+}
+
+// Eventually polls cond until it holds, failing the test after timeout.
+func Eventually(t testing.TB, what string, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// WriteLines appends lines, each with a newline, to the file at path.
+func WriteLines(t testing.TB, path string, lines ...string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var b bytes.Buffer
+	for _, l := range lines {
+		b.WriteString(l + "\n")
+	}
+	if _, err := f.Write(b.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ReadLines returns the lines of a file, none when it is missing or empty.
+func ReadLines(path string) []string {
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) == 0 {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+}
