@@ -64,6 +64,9 @@ const envelopeError = `JsonConverter with schemas.enable requires "schema" and "
 //     field without its default (Java's getWithoutDefault). Should it gain
 //     a GetWithoutDefault(field string) any method, that is used.
 type JSONConverter struct {
+	// schemas is nil in the zero value and with schemas.cache.size 0:
+	// every record's schema is then read anew.
+	schemas         *schemaCache
 	schemaless      bool // !schemas.enable
 	numericDecimals bool // decimal.format=NUMERIC
 	keepNulls       bool // !replace.null.with.default
@@ -80,12 +83,13 @@ func (c *JSONConverter) Configure(config map[string]string, isKey bool) error {
 	if err != nil {
 		return err
 	}
-	// The cache size only tunes Java's schema caches, which we do not need,
-	// but a value Kafka would refuse is refused here too.
+	cacheSize := defaultSchemasCacheSize
 	if v, ok := config[SchemasCacheSizeConfig]; ok {
-		if _, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32); err != nil {
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
+		if err != nil {
 			return fmt.Errorf("Invalid value %s for configuration %s: Not a number of type INT", v, SchemasCacheSizeConfig)
 		}
+		cacheSize = int(n)
 	}
 	numeric := false
 	if v, ok := config[DecimalFormatConfig]; ok {
@@ -98,6 +102,9 @@ func (c *JSONConverter) Configure(config map[string]string, isKey bool) error {
 		}
 	}
 	*c = JSONConverter{schemaless: !enabled, numericDecimals: numeric, keepNulls: !replace}
+	if enabled {
+		c.schemas = newSchemaCache(cacheSize)
+	}
 	return nil
 }
 
@@ -145,6 +152,9 @@ func (c *JSONConverter) FromConnectData(topic string, schema *connect.Schema, va
 // ToConnectData deserializes a value. Nil or empty data (a tombstone) gives
 // a nil schema and value.
 func (c *JSONConverter) ToConnectData(topic string, data []byte) (*connect.Schema, any, error) {
+	if schema, v, ok, err := c.fromEnvelope(data); ok {
+		return schema, v, err
+	}
 	root, err := parseJSON(data)
 	if err != nil {
 		return nil, nil, fmt.Errorf("Converting byte[] to Kafka Connect data failed due to serialization error: %w", err)

@@ -98,3 +98,50 @@ func FuzzJSONToConnectSchemaless(f *testing.F) {
 		fuzzReencode(t, c, c, data)
 	})
 }
+
+// FuzzJSONSchemaCache checks that a converter reading schemas through its
+// cache (small, so that it evicts) reads every record, valid or not,
+// exactly as one that reads each schema anew: same error, or values that
+// encode to the same bytes.
+func FuzzJSONSchemaCache(f *testing.F) {
+	addGoldenSeeds(f)
+	for _, s := range []string{
+		`{"schema":{"type":"int32"},"payload":7}`,
+		` { "payload" : {"a":1}, "schema" : {"type":"struct","fields":[{"field":"a","type":"int8"}]} } `,
+		`{"schema":{"type":"int32"},"payload":7,"schema":{"type":"int32"}}`,
+		`{"schema":{"type":"int32"}}`,
+		`{"schema":{"type":"int32"},"payload":"x"}`,
+		`{"schema":{"type":"nope"},"payload":1}`,
+		`{"schema":null,"payload":[1,{"b":"\u00e9"}]}`,
+		`{"sch\u0065ma":{"type":"int32"},"payload":7}`,
+		`{"schema":{"type":"string","default":"\ud800"},"payload":null}`,
+		`{"schema":{"type":"int32"},"payload":7} x`,
+	} {
+		f.Add([]byte(s))
+	}
+	cached := new(JSONConverter)
+	if err := cached.Configure(map[string]string{"schemas.cache.size": "2", "decimal.format": "NUMERIC"}, false); err != nil {
+		f.Fatal(err)
+	}
+	uncached := new(JSONConverter)
+	if err := uncached.Configure(map[string]string{"schemas.cache.size": "0", "decimal.format": "NUMERIC"}, false); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ws, wv, werr := uncached.ToConnectData("topic", data)
+		for range 2 { // the second time from the cache
+			gs, gv, gerr := cached.ToConnectData("topic", data)
+			if (gerr == nil) != (werr == nil) || gerr != nil && gerr.Error() != werr.Error() {
+				t.Fatalf("%q: cached error %v, uncached %v", data, gerr, werr)
+			}
+			if werr != nil {
+				continue
+			}
+			want, werr := uncached.FromConnectData("topic", ws, wv)
+			got, gerr := cached.FromConnectData("topic", gs, gv)
+			if werr != nil || gerr != nil || !bytes.Equal(got, want) {
+				t.Fatalf("%q: cached read encodes as %s (%v), uncached %s (%v)", data, got, gerr, want, werr)
+			}
+		}
+	})
+}

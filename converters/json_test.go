@@ -512,8 +512,11 @@ func TestConfigure(t *testing.T) {
 		t.Errorf("configured as %+v", *c)
 	}
 	// Configure starts from the defaults each time.
-	if err := c.Configure(nil, true); err != nil || *c != (JSONConverter{}) {
+	if err := c.Configure(nil, true); err != nil || c.schemaless || c.numericDecimals || c.keepNulls {
 		t.Errorf("reconfigured as %+v, %v", *c, err)
+	}
+	if c.schemas == nil || c.schemas.max != 1000 {
+		t.Errorf("schemas cache %+v, want one of 1000 schemas by default", c.schemas)
 	}
 }
 
@@ -553,5 +556,36 @@ func TestTwosComplement(t *testing.T) {
 		if err != nil || back.Int64() != n {
 			t.Errorf("fromTwosComplement(% X) = %v, %v; want %d", got, back, err, n)
 		}
+	}
+}
+
+func TestSchemaCache(t *testing.T) {
+	rec := func(typ string) []byte {
+		return []byte(`{"schema":{"type":"struct","fields":[{"field":"a","type":"` + typ + `"}]},"payload":{"a":1}}`)
+	}
+	read := func(c *JSONConverter, data []byte) *connect.Schema {
+		t.Helper()
+		s, v, err := c.ToConnectData("t", data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := v.(*connect.Struct).At(0); got == nil {
+			t.Fatalf("%s read as %v", data, v)
+		}
+		return s
+	}
+	c := newJSON(t, map[string]string{"schemas.cache.size": "2"})
+	if a, b := read(c, rec("int32")), read(c, rec("int32")); a != b {
+		t.Error("the same schema text was read twice: not cached")
+	}
+	for _, typ := range []string{"int8", "int16", "int64"} {
+		read(c, rec(typ))
+	}
+	if n := len(c.schemas.items); n != 2 {
+		t.Errorf("cache of 2 holds %d schemas", n)
+	}
+	off := newJSON(t, map[string]string{"schemas.cache.size": "0"})
+	if a, b := read(off, rec("int32")), read(off, rec("int32")); a == b || off.schemas != nil {
+		t.Error("schemas.cache.size=0 still caches")
 	}
 }

@@ -96,6 +96,31 @@ type parser struct {
 	data  []byte
 	pos   int
 	depth int
+	// skip checks the syntax without building nodes: every method then
+	// returns a nil node. It lets a value be located and validated
+	// without allocating.
+	skip bool
+}
+
+// newNode returns a node holding n, or nil when the parser skips.
+func (p *parser) newNode(n node) *node {
+	if p.skip {
+		return nil
+	}
+	// Not &n: that would move n to the heap even when skipping.
+	c := new(node)
+	*c = n
+	return c
+}
+
+// skipValue checks the value at p.pos and returns its text.
+func (p *parser) skipValue() ([]byte, error) {
+	start := p.pos
+	skip := p.skip
+	p.skip = true
+	_, err := p.value()
+	p.skip = skip
+	return p.data[start:p.pos], err
 }
 
 // parseJSON reads one JSON document. Empty or all-whitespace input gives a
@@ -143,6 +168,10 @@ func (p *parser) value() (*node, error) {
 	case c == '[':
 		return p.array()
 	case c == '"':
+		if p.skip {
+			_, err := p.strBytes()
+			return nil, err
+		}
 		s, err := p.str()
 		if err != nil {
 			return nil, err
@@ -151,11 +180,11 @@ func (p *parser) value() (*node, error) {
 	case c == '-' || c >= '0' && c <= '9':
 		return p.number()
 	case c == 't':
-		return p.literal("true", &node{kind: nodeBool, b: true})
+		return p.literal("true", p.newNode(node{kind: nodeBool, b: true}))
 	case c == 'f':
-		return p.literal("false", &node{kind: nodeBool})
+		return p.literal("false", p.newNode(node{kind: nodeBool}))
 	case c == 'n':
-		return p.literal("null", &node{kind: nodeNull})
+		return p.literal("null", p.newNode(node{kind: nodeNull}))
 	default:
 		return nil, p.errorf("unexpected character %q", c)
 	}
@@ -182,7 +211,7 @@ func (p *parser) object() (*node, error) {
 		return nil, err
 	}
 	p.pos++ // '{'
-	n := &node{kind: nodeObject}
+	n := p.newNode(node{kind: nodeObject})
 	// index finds repeated names without a quadratic scan; small objects,
 	// the common case, do without it.
 	var index map[string]int
@@ -197,7 +226,13 @@ func (p *parser) object() (*node, error) {
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
 			return nil, p.errorf("expected a field name")
 		}
-		name, err := p.str()
+		var name string
+		var err error
+		if p.skip {
+			_, err = p.strBytes()
+		} else {
+			name, err = p.str()
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -211,19 +246,23 @@ func (p *parser) object() (*node, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(n.fields) == 8 && index == nil {
+		switch {
+		case p.skip:
+		case len(n.fields) == 8 && index == nil:
 			index = make(map[string]int, 16)
 			for i, f := range n.fields {
 				index[f.name] = i
 			}
-		}
-		if i, dup := lookupField(n.fields, index, name); dup {
-			n.fields[i].value = v
-		} else {
-			if index != nil {
-				index[name] = len(n.fields)
+			fallthrough
+		default:
+			if i, dup := lookupField(n.fields, index, name); dup {
+				n.fields[i].value = v
+			} else {
+				if index != nil {
+					index[name] = len(n.fields)
+				}
+				n.fields = append(n.fields, objField{name, v})
 			}
-			n.fields = append(n.fields, objField{name, v})
 		}
 		p.skipSpace()
 		if p.pos >= len(p.data) {
@@ -260,7 +299,7 @@ func (p *parser) array() (*node, error) {
 		return nil, err
 	}
 	p.pos++ // '['
-	n := &node{kind: nodeArray}
+	n := p.newNode(node{kind: nodeArray})
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
@@ -273,7 +312,9 @@ func (p *parser) array() (*node, error) {
 		if err != nil {
 			return nil, err
 		}
-		n.items = append(n.items, v)
+		if !p.skip {
+			n.items = append(n.items, v)
+		}
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return nil, p.errorf("unexpected end of input in an array")
@@ -331,28 +372,38 @@ func (p *parser) number() (*node, error) {
 	if p.pos-start > maxNumberLength {
 		return nil, p.errorf("number length (%d) exceeds the maximum allowed (%d)", p.pos-start, maxNumberLength)
 	}
+	if integral && p.skip {
+		return nil, nil
+	}
 	lit := string(p.data[start:p.pos])
 	if !integral {
 		if _, err := decimalScale(lit); err != nil {
 			return nil, p.errorf("%v", err)
 		}
 	}
-	return &node{kind: nodeNumber, text: lit, integral: integral}, nil
+	return p.newNode(node{kind: nodeNumber, text: lit, integral: integral}), nil
 }
 
 // str reads a string. Jackson refuses raw control characters, unknown
 // escapes and invalid UTF-8; so do we. A lone surrogate escape, which a
 // Java String can hold but a Go string cannot, becomes U+FFFD.
 func (p *parser) str() (string, error) {
+	b, err := p.strBytes()
+	return string(b), err
+}
+
+// strBytes reads a string as str does; the result is a slice of the input
+// when the string has no escapes and is ASCII.
+func (p *parser) strBytes() ([]byte, error) {
 	p.pos++ // '"'
 	start := p.pos
 	// Fast path: no escapes.
 	for p.pos < len(p.data) {
 		c := p.data[p.pos]
 		if c == '"' {
-			s := string(p.data[start:p.pos])
+			b := p.data[start:p.pos]
 			p.pos++
-			return s, p.checkStringLength(len(s))
+			return b, p.checkStringLength(len(b))
 		}
 		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
 			break
@@ -362,19 +413,19 @@ func (p *parser) str() (string, error) {
 	buf := append([]byte(nil), p.data[start:p.pos]...)
 	for {
 		if p.pos >= len(p.data) {
-			return "", p.errorf("unexpected end of input in a string")
+			return nil, p.errorf("unexpected end of input in a string")
 		}
 		c := p.data[p.pos]
 		switch {
 		case c == '"':
 			p.pos++
-			return string(buf), p.checkStringLength(len(buf))
+			return buf, p.checkStringLength(len(buf))
 		case c < 0x20:
-			return "", p.errorf("illegal unquoted control character in a string")
+			return nil, p.errorf("illegal unquoted control character in a string")
 		case c >= utf8.RuneSelf:
 			r, size := utf8.DecodeRune(p.data[p.pos:])
 			if r == utf8.RuneError && size <= 1 {
-				return "", p.errorf("invalid UTF-8 in a string")
+				return nil, p.errorf("invalid UTF-8 in a string")
 			}
 			buf = append(buf, p.data[p.pos:p.pos+size]...)
 			p.pos += size
@@ -384,7 +435,7 @@ func (p *parser) str() (string, error) {
 		default:
 			p.pos++
 			if p.pos >= len(p.data) {
-				return "", p.errorf("unexpected end of input in a string")
+				return nil, p.errorf("unexpected end of input in a string")
 			}
 			e := p.data[p.pos]
 			p.pos++
@@ -404,18 +455,18 @@ func (p *parser) str() (string, error) {
 			case 'u':
 				r, err := p.hex4()
 				if err != nil {
-					return "", err
+					return nil, err
 				}
 				if utf16.IsSurrogate(r) {
 					r = p.lowSurrogate(r)
 				}
 				buf = utf8.AppendRune(buf, r)
 			default:
-				return "", p.errorf("unrecognized character escape %q", e)
+				return nil, p.errorf("unrecognized character escape %q", e)
 			}
 		}
 		if len(buf) > maxStringLength {
-			return "", p.checkStringLength(len(buf))
+			return nil, p.checkStringLength(len(buf))
 		}
 	}
 }
