@@ -33,7 +33,8 @@ func init() {
 // Differences from Confluent's connector (10.8):
 //
 //   - data is committed in PreCommit/Flush, not at the end of every Put
-//     (see SinkTask), and max.retries is applied by the task itself, which
+//     (see SinkTask; the runtime calls PreCommit once the task has caught
+//     up, so rows show up about as soon), and max.retries is applied by the task itself, which
 //     rewrites every uncommitted record after retry.backoff.ms;
 //   - insert.mode=upsert on SQLite is INSERT ... ON CONFLICT DO UPDATE
 //     (Confluent writes INSERT OR REPLACE, which drops columns the record

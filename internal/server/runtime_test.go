@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -110,5 +111,41 @@ func TestFailedTaskAndOnlyFailedRestart(t *testing.T) {
 	// not write.
 	if body := w.must(200, "GET", "/connectors/strict/offsets", ""); body != `{"offsets":[]}` {
 		t.Fatalf("offsets after failures: %s", body)
+	}
+}
+
+// A sink that has caught up with its partitions commits its offsets then,
+// not only every offset.flush.interval.ms (an hour here): the JDBC sink
+// commits its transaction only when the runtime commits.
+func TestSinkCommitsWhenCaughtUp(t *testing.T) {
+	dir := t.TempDir()
+	extra := map[string]string{"offset.flush.interval.ms": "3600000"}
+	for k, v := range stringConverters {
+		extra[k] = v
+	}
+	w := startWorker(t, dir, extra)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(w.bootstrap()), kgo.AllowAutoTopicCreation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	produce := func(values ...string) {
+		for _, v := range values {
+			if err := cl.ProduceSync(context.Background(), &kgo.Record{Topic: "burst", Value: []byte(v)}).FirstErr(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	produce("a", "b", "c")
+	w.must(201, "POST", "/connectors", jsonString(map[string]any{
+		"name": "burst-sink", "config": map[string]string{"connector.class": "FileStreamSink",
+			"file": filepath.Join(dir, "out.txt"), "topics": "burst"},
+	}))
+	for _, want := range []int{3, 5} {
+		eventually(t, fmt.Sprintf("offset %d committed", want), func() bool {
+			_, body := w.do("GET", "/connectors/burst-sink/offsets", "")
+			return strings.Contains(body, fmt.Sprintf(`"offset":{"kafka_offset":%d}`, want))
+		})
+		produce("d", "e")
 	}
 }

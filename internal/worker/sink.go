@@ -144,8 +144,25 @@ func (s *sinkTask) run(ctx context.Context) {
 	s.report("UNASSIGNED", "")
 }
 
+// caughtUpCommitSpacing is the least time between two commits brought
+// forward because the task caught up with its partitions.
+const caughtUpCommitSpacing = 100 * time.Millisecond
+
+// pollMax is the most records one poll hands the task (Kafka's consumer
+// gives 500 by default: max.poll.records).
+const pollMax = 1000
+
+// loop polls, puts and commits. Offsets are committed every
+// offset.flush.interval.ms, when the task asks, and also as soon as the
+// task has caught up with its partitions (no more records fetched), at
+// most every caughtUpCommitSpacing: a task that makes data durable only
+// when asked (the JDBC sink commits its transaction in PreCommit) then
+// shows the last records of a burst at once, not up to an interval later.
 func (s *sinkTask) loop(ctx context.Context) error {
 	lastCommit := time.Now()
+	// dirty: records were put since the last commit; caughtUp: and the
+	// last poll left none behind.
+	dirty, caughtUp := false, false
 	for {
 		if !s.waitWhilePaused(ctx, s.client.AllowRebalance) {
 			return nil
@@ -153,9 +170,15 @@ func (s *sinkTask) loop(ctx context.Context) error {
 		s.applyRewinds()
 		// Poll no longer than until the next commit is due, so that an
 		// idle sink still commits what it flushed.
-		wait := s.w.cfg.OffsetFlush - time.Since(lastCommit)
-		pollCtx, cancel := context.WithTimeout(ctx, max(wait, time.Millisecond))
-		fetches := s.client.PollRecords(pollCtx, 1000)
+		due := lastCommit.Add(s.w.cfg.OffsetFlush)
+		if caughtUp {
+			due = lastCommit.Add(min(caughtUpCommitSpacing, s.w.cfg.OffsetFlush))
+		}
+		if soon := time.Now().Add(time.Millisecond); due.Before(soon) {
+			due = soon
+		}
+		pollCtx, cancel := context.WithDeadline(ctx, due)
+		fetches := s.client.PollRecords(pollCtx, pollMax)
 		cancel()
 		if ctx.Err() != nil {
 			// Rebalances stay blocked until the final commit in run, so
@@ -167,10 +190,14 @@ func (s *sinkTask) loop(ctx context.Context) error {
 			return err
 		}
 		s.mu.Lock()
-		err := s.put(fetches)
-		if err == nil && (time.Since(lastCommit) >= s.w.cfg.OffsetFlush || s.takeCommitRequest()) {
+		n, err := s.put(fetches)
+		dirty = dirty || n > 0
+		caughtUp = dirty && n < pollMax && s.client.BufferedFetchRecords() == 0
+		now := time.Now()
+		if err == nil && (now.Sub(lastCommit) >= s.w.cfg.OffsetFlush || s.takeCommitRequest() ||
+			caughtUp && now.Sub(lastCommit) >= caughtUpCommitSpacing) {
 			err = s.commitLocked(ctx)
-			lastCommit = time.Now()
+			lastCommit, dirty, caughtUp = time.Now(), false, false
 		}
 		s.mu.Unlock()
 		s.client.AllowRebalance()
@@ -222,7 +249,9 @@ func (s *sinkTask) applyRewinds() {
 	s.client.SetOffsets(set)
 }
 
-func (s *sinkTask) put(fetches kgo.Fetches) error {
+// put converts the fetched records and hands them to the task; it
+// returns how many there were.
+func (s *sinkTask) put(fetches kgo.Fetches) (int, error) {
 	var recs []connect.SinkRecord
 	var convErr error
 	fetches.EachRecord(func(r *kgo.Record) {
@@ -242,12 +271,12 @@ func (s *sinkTask) put(fetches kgo.Fetches) error {
 		}
 	})
 	if convErr != nil {
-		return convErr
+		return len(recs), convErr
 	}
 	if len(recs) == 0 {
-		return nil
+		return 0, nil
 	}
-	return safeCall(func() error { return s.task.Put(recs) })
+	return len(recs), safeCall(func() error { return s.task.Put(recs) })
 }
 
 func (s *sinkTask) toConnect(r *kgo.Record) (connect.SinkRecord, error) {
