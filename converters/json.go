@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/connectd/connectd/connect"
 )
@@ -66,7 +67,11 @@ const envelopeError = `JsonConverter with schemas.enable requires "schema" and "
 type JSONConverter struct {
 	// schemas is nil in the zero value and with schemas.cache.size 0:
 	// every record's schema is then read anew.
-	schemas         *schemaCache
+	schemas *schemaCache
+	// lastLen is the length of the last value written, the capacity the
+	// next one starts with (growing a buffer many times from nothing costs
+	// more than the writing); nil in the zero value.
+	lastLen         *atomic.Int64
 	schemaless      bool // !schemas.enable
 	numericDecimals bool // decimal.format=NUMERIC
 	keepNulls       bool // !replace.null.with.default
@@ -101,7 +106,7 @@ func (c *JSONConverter) Configure(config map[string]string, isKey bool) error {
 			return fmt.Errorf("Invalid value %s for configuration %s: String must be one of (case insensitive): BASE64, NUMERIC", v, DecimalFormatConfig)
 		}
 	}
-	*c = JSONConverter{schemaless: !enabled, numericDecimals: numeric, keepNulls: !replace}
+	*c = JSONConverter{schemaless: !enabled, numericDecimals: numeric, keepNulls: !replace, lastLen: new(atomic.Int64)}
 	if enabled {
 		c.schemas = newSchemaCache(cacheSize)
 	}
@@ -131,9 +136,12 @@ func (c *JSONConverter) FromConnectData(topic string, schema *connect.Schema, va
 		return nil, nil
 	}
 	var out []byte
+	if c.lastLen != nil {
+		out = make([]byte, 0, c.lastLen.Load()+16)
+	}
 	var err error
 	if c.schemaless {
-		out, err = c.appendValue(nil, schema, value)
+		out, err = c.appendValue(out, schema, value)
 	} else {
 		out = append(out, `{"schema":`...)
 		if out, err = c.appendSchema(out, schema); err == nil {
@@ -145,6 +153,9 @@ func (c *JSONConverter) FromConnectData(topic string, schema *connect.Schema, va
 	}
 	if err != nil {
 		return nil, err
+	}
+	if c.lastLen != nil {
+		c.lastLen.Store(int64(len(out)))
 	}
 	return out, nil
 }

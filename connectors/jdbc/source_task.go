@@ -615,9 +615,12 @@ func (t *SourceTask) row(q *srcQuerier) (r srcRow, ok bool, err error) {
 // read turns up to batch.max.rows rows into records.
 func (t *SourceTask) read(q *srcQuerier) ([]*connect.SourceRecord, error) {
 	batch := t.cfg.batchMaxRows
-	block := make([]connect.SourceRecord, 0, min(batch, 1024))
+	// Records are allocated in blocks that are never grown (a block that
+	// grew would copy every record before it); recs points into them.
+	var recs []*connect.SourceRecord
+	var block []connect.SourceRecord
 	timestampOnly := q.mode == srcModeTimestamp
-	for len(block) < batch {
+	for len(recs) < batch {
 		var cur srcRow
 		var err error
 		if timestampOnly {
@@ -654,23 +657,23 @@ func (t *SourceTask) read(q *srcQuerier) ([]*connect.SourceRecord, error) {
 				return nil, err
 			}
 		}
+		if len(block) == cap(block) {
+			block = make([]connect.SourceRecord, 0, min(batch-len(recs), 1024))
+		}
 		block = append(block, connect.SourceRecord{
 			SourcePartition: q.partition,
 			Topic:           q.topic,
 			ValueSchema:     q.m.schema,
 			Value:           cur.value,
 		})
+		recs = append(recs, &block[len(block)-1])
 	}
-	if len(block) == 0 {
+	if len(recs) == 0 {
 		return nil, nil
-	}
-	recs := make([]*connect.SourceRecord, len(block))
-	for i := range block {
-		recs[i] = &block[i]
 	}
 	if q.mode != srcModeBulk {
 		if o := q.offset.toMap(); len(o) > 0 {
-			block[len(block)-1].SourceOffset = o
+			recs[len(recs)-1].SourceOffset = o
 		}
 	}
 	return recs, nil

@@ -75,6 +75,8 @@ func (w *Worker) newSourceTask(t *Task, task connect.SourceTask, connConfig, tas
 	}
 	props := w.clientProps(map[string]string{
 		"client.id": fmt.Sprintf("connector-producer-%s-%d", t.Connector, t.ID),
+		// Kafka's producer default; franz-go's is snappy.
+		"compression.type": "none",
 	}, "producer.", "producer.override.", connConfig)
 	cl, err := w.newClient(props,
 		kgo.RecordPartitioner(sourcePartitioner{}),
