@@ -239,19 +239,29 @@ func (c *JSONConverter) toConnect(s *connect.Schema, n *node) (any, error) {
 		if n.kind != nodeObject {
 			return nil, fmt.Errorf("Structs should be encoded as JSON objects, but found %s", n.kind)
 		}
-		st := connect.NewStruct(s)
-		for _, f := range s.Fields {
-			v, err := c.toConnect(f.Schema, n.get(f.Name))
-			if err != nil {
-				return nil, err
-			}
-			if err := st.Set(f.Name, v); err != nil {
-				return nil, err
-			}
-		}
-		return st, nil
+		return c.structFrom(s, func(i int) (*node, error) { return n.get(s.Fields[i].Name), nil })
 	}
 	return nil, fmt.Errorf("Unknown schema type: %s", s.Type)
+}
+
+// structFrom builds a Struct of schema s field by field, in the schema's
+// order, from the node member gives for each field (nil when absent).
+func (c *JSONConverter) structFrom(s *connect.Schema, member func(i int) (*node, error)) (any, error) {
+	st := connect.NewStruct(s)
+	for i, f := range s.Fields {
+		n, err := member(i)
+		if err != nil {
+			return nil, err
+		}
+		v, err := c.toConnect(f.Schema, n)
+		if err != nil {
+			return nil, err
+		}
+		if err := st.Set(f.Name, v); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
 }
 
 // nonFiniteValue reads Jackson's quoted spelling of a non-finite float.

@@ -1,6 +1,7 @@
 package converters
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -158,10 +159,62 @@ func (c *JSONConverter) fromEnvelope(data []byte) (*connect.Schema, any, bool, e
 		}
 		c.schemas.put(schemaText, schema)
 	}
+	if schema != nil && schema.Type == connect.TypeStruct && payloadText[0] == '{' {
+		v, err := c.structPayload(schema, payloadText)
+		return schema, v, true, err
+	}
 	payload, err := parseJSON(payloadText)
 	if err != nil {
 		return nil, nil, false, nil
 	}
 	v, err := c.toConnect(schema, payload)
 	return schema, v, true, err
+}
+
+// structPayload reads a struct's JSON object, already checked by
+// skipValue, without building the object's tree: each member's value is
+// read into the node of its field (the last one when a name repeats, as
+// Jackson keeps), then the fields are converted in the schema's order, as
+// toConnect does. A flat struct costs no node beyond that one slice.
+func (c *JSONConverter) structPayload(s *connect.Schema, data []byte) (any, error) {
+	vals := make([]node, len(s.Fields))
+	seen := make([]bool, len(s.Fields))
+	p := parser{data: data, pos: 1} // after '{'
+	for i := 0; ; i++ {
+		p.skipSpace()
+		switch data[p.pos] {
+		case '}':
+			return c.structFrom(s, func(i int) (*node, error) {
+				if !seen[i] {
+					return nil, nil
+				}
+				return &vals[i], nil
+			})
+		case ',':
+			p.pos++
+			p.skipSpace()
+		}
+		name, err := p.strBytes()
+		if err != nil {
+			return nil, err
+		}
+		p.skipSpace()
+		p.pos++ // ':'
+		p.skipSpace()
+		// Members usually come in the schema's order.
+		f := i
+		if f >= len(s.Fields) || s.Fields[f].Name != string(name) {
+			f = slices.IndexFunc(s.Fields, func(f connect.Field) bool { return f.Name == string(name) })
+		}
+		if f < 0 {
+			if _, err := p.skipValue(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := p.valueInto(&vals[f]); err != nil {
+			return nil, err
+		}
+		seen[f] = true
+	}
 }

@@ -116,6 +116,11 @@ func FuzzJSONSchemaCache(f *testing.F) {
 		`{"sch\u0065ma":{"type":"int32"},"payload":7}`,
 		`{"schema":{"type":"string","default":"\ud800"},"payload":null}`,
 		`{"schema":{"type":"int32"},"payload":7} x`,
+		`{"schema":{"type":"struct","fields":[{"field":"a","type":"int8"},{"field":"b","type":"string","optional":true},` +
+			`{"field":"c","type":"array","items":{"type":"double"}},{"field":"d","type":"bytes","name":"org.apache.kafka.connect.data.Decimal","parameters":{"scale":"1"}}]},` +
+			`"payload":{"b":"x","zz":{"q":[1]},"a":300,"c":[1.5e3,2],"a":-1,"d":1.25E+1}}`,
+		`{"schema":{"type":"struct","fields":[{"field":"a","type":"int64","default":5},{"field":"b","type":"boolean"}]},"payload":{"b":true}}`,
+		`{"schema":{"type":"struct","fields":[{"field":"a","type":"int64"}]},"payload":{"a":"1"}}`,
 	} {
 		f.Add([]byte(s))
 	}

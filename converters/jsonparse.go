@@ -190,6 +190,27 @@ func (p *parser) value() (*node, error) {
 	}
 }
 
+// valueInto reads the value at p.pos into *dst, which saves allocating
+// a node for a string or a number; objects and arrays are trees all the
+// same. Not for skipping.
+func (p *parser) valueInto(dst *node) error {
+	if p.pos < len(p.data) {
+		switch c := p.data[p.pos]; {
+		case c == '"':
+			s, err := p.str()
+			*dst = node{kind: nodeString, text: s}
+			return err
+		case c == '-' || c >= '0' && c <= '9':
+			return p.numberInto(dst)
+		}
+	}
+	n, err := p.value()
+	if n != nil {
+		*dst = *n
+	}
+	return err
+}
+
 func (p *parser) literal(word string, n *node) (*node, error) {
 	if len(p.data)-p.pos < len(word) || string(p.data[p.pos:p.pos+len(word)]) != word {
 		return nil, p.errorf("unrecognized token")
@@ -337,6 +358,15 @@ func (p *parser) array() (*node, error) {
 // must be representable as a java.math.BigDecimal, because the converter
 // reads floats as BigDecimal (USE_BIG_DECIMAL_FOR_FLOATS).
 func (p *parser) number() (*node, error) {
+	var n node
+	if err := p.numberInto(&n); err != nil || p.skip {
+		return nil, err
+	}
+	return p.newNode(n), nil
+}
+
+// numberInto reads a number into *dst (left alone when skipping).
+func (p *parser) numberInto(dst *node) error {
 	start := p.pos
 	digits := func() int {
 		from := p.pos
@@ -349,39 +379,45 @@ func (p *parser) number() (*node, error) {
 		p.pos++
 	}
 	if digits() == 0 {
-		return nil, p.errorf("expected a digit")
+		return p.errorf("expected a digit")
 	}
 	integral := true
 	if p.pos < len(p.data) && p.data[p.pos] == '.' {
 		integral = false
 		p.pos++
 		if digits() == 0 {
-			return nil, p.errorf("expected a digit after the decimal point")
+			return p.errorf("expected a digit after the decimal point")
 		}
 	}
-	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
+	exponent := p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E')
+	if exponent {
 		integral = false
 		p.pos++
 		if p.pos < len(p.data) && (p.data[p.pos] == '+' || p.data[p.pos] == '-') {
 			p.pos++
 		}
 		if digits() == 0 {
-			return nil, p.errorf("expected a digit in the exponent")
+			return p.errorf("expected a digit in the exponent")
 		}
 	}
 	if p.pos-start > maxNumberLength {
-		return nil, p.errorf("number length (%d) exceeds the maximum allowed (%d)", p.pos-start, maxNumberLength)
+		return p.errorf("number length (%d) exceeds the maximum allowed (%d)", p.pos-start, maxNumberLength)
 	}
-	if integral && p.skip {
-		return nil, nil
+	// Only an exponent can put the scale out of an int's range: the
+	// digits are too few.
+	if !exponent && p.skip {
+		return nil
 	}
 	lit := string(p.data[start:p.pos])
-	if !integral {
+	if exponent {
 		if _, err := decimalScale(lit); err != nil {
-			return nil, p.errorf("%v", err)
+			return p.errorf("%v", err)
 		}
 	}
-	return p.newNode(node{kind: nodeNumber, text: lit, integral: integral}), nil
+	if !p.skip {
+		*dst = node{kind: nodeNumber, text: lit, integral: integral}
+	}
+	return nil
 }
 
 // str reads a string. Jackson refuses raw control characters, unknown
