@@ -19,7 +19,7 @@ type Broker struct {
 	cluster    *kfake.Cluster
 	addr       string
 	partitions int32
-	creating   sync.Map // topics whose auto-creation was started
+	creating   sync.Map // topic -> chan struct{}, closed once its auto-creation is done
 }
 
 // Config says where the broker listens and keeps its data.
@@ -77,29 +77,51 @@ func Start(cfg Config) (*Broker, error) {
 // autoCreate creates the unknown topics a client asks to auto-create.
 // kfake's own auto-creation keeps such topics in memory only until a
 // clean shutdown, so after a crash their data would be unreachable;
-// topics made through CreateTopic are persisted at once. The control runs
-// on the broker's loop, which CreateTopic needs too, so the creation is
-// handed to a goroutine and the client, told the topic is unknown for
-// now, asks again.
+// topics made through CreateTopic are persisted at once. CreateTopic
+// needs the broker's loop, on which this control runs: the request sleeps
+// (SleepControl, which lets the loop go on) until the topics exist, and
+// then kfake answers it with them. Without that wait the client would be
+// told the topic is unknown and, franz-go's metadata rate limit applying,
+// would produce only seconds later.
 func (b *Broker) autoCreate(req kmsg.Request) (kmsg.Response, error, bool) {
 	b.cluster.KeepControl()
 	md := req.(*kmsg.MetadataRequest)
 	if !md.AllowAutoTopicCreation {
 		return nil, nil, false
 	}
+	var create []string
+	var wait []chan struct{}
 	for _, t := range md.Topics {
 		if t.Topic == nil || *t.Topic == "" {
 			continue
 		}
-		topic := *t.Topic
-		if _, loaded := b.creating.LoadOrStore(topic, true); loaded {
-			continue
+		done := make(chan struct{})
+		ch, loaded := b.creating.LoadOrStore(*t.Topic, done)
+		if !loaded {
+			create = append(create, *t.Topic)
 		}
-		go func() {
+		select {
+		case <-ch.(chan struct{}):
+		default:
+			wait = append(wait, ch.(chan struct{}))
+		}
+	}
+	if len(wait) == 0 {
+		return nil, nil, false
+	}
+	b.cluster.SleepControl(func() {
+		for _, topic := range create {
 			// An existing topic gives an error here; nothing to do then.
 			_ = b.cluster.CreateTopic(topic, b.partitions, nil)
-		}()
-	}
+			if ch, ok := b.creating.Load(topic); ok {
+				close(ch.(chan struct{}))
+			}
+		}
+		// Topics another request is creating.
+		for _, ch := range wait {
+			<-ch
+		}
+	})
 	return nil, nil, false
 }
 
