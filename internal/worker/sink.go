@@ -59,6 +59,9 @@ func (w *Worker) newSinkTask(t *Task, task connect.SinkTask, connConfig, taskCon
 	props := w.clientProps(map[string]string{
 		"client.id":         fmt.Sprintf("connector-consumer-%s-%d", t.Connector, t.ID),
 		"auto.offset.reset": "earliest",
+		// Kafka's consumer default (franz-go's is 5 s): a rewind waits for
+		// the fetch in flight, which the broker holds this long at most.
+		"fetch.max.wait.ms": "500",
 	}, "consumer.", "consumer.override.", connConfig)
 	opts := []kgo.Opt{
 		kgo.ConsumerGroup(w.SinkGroupID(t.Connector, connConfig)),
@@ -152,20 +155,50 @@ const caughtUpCommitSpacing = 100 * time.Millisecond
 // gives 500 by default: max.poll.records).
 const pollMax = 1000
 
-// loop polls, puts and commits. Offsets are committed every
-// offset.flush.interval.ms, when the task asks, and also as soon as the
-// task has caught up with its partitions (no more records fetched), at
-// most every caughtUpCommitSpacing: a task that makes data durable only
-// when asked (the JDBC sink commits its transaction in PreCommit) then
-// shows the last records of a burst at once, not up to an interval later.
+// loop polls, converts, puts and commits. Converting a poll's records
+// overlaps the task's Put of the previous poll's (which holds s.mu, taken
+// here and released by the Put's goroutine): a sink writing to a database
+// waits on it for much of a Put, and the conversion needs no lock.
+// Everything a commit or a rebalance callback sees was put: both wait for
+// the Put in flight (the callbacks take s.mu, and rebalances are allowed
+// only once the poll's records are handed to the task).
+//
+// Offsets are committed every offset.flush.interval.ms, when the task
+// asks, and also as soon as the task has caught up with its partitions
+// (no more records fetched): at once after a poll's worth of records, at
+// most every caughtUpCommitSpacing after a trickle. A task that makes data
+// durable only when asked (the JDBC sink commits its transaction in
+// PreCommit) then shows the last records of a burst at once, not up to an
+// interval later.
 func (s *sinkTask) loop(ctx context.Context) error {
 	lastCommit := time.Now()
-	// dirty: records were put since the last commit; caughtUp: and the
+	// dirty: records put since the last commit; caughtUp: some, and the
 	// last poll left none behind.
-	dirty, caughtUp := false, false
-	for {
-		if !s.waitWhilePaused(ctx, s.client.AllowRebalance) {
+	dirty, caughtUp := 0, false
+	var putting chan error // the Put in flight, if any
+	finish := func() error {
+		if putting == nil {
 			return nil
+		}
+		err := <-putting
+		putting = nil
+		return err
+	}
+	fail := func(err error) error {
+		if perr := finish(); err == nil {
+			err = perr
+		}
+		s.client.AllowRebalance()
+		return err
+	}
+	for {
+		if paused, _ := s.pauseState(); paused {
+			if err := finish(); err != nil {
+				return fail(err)
+			}
+		}
+		if !s.waitWhilePaused(ctx, s.client.AllowRebalance) {
+			return finish()
 		}
 		s.applyRewinds()
 		// Poll no longer than until the next commit is due, so that an
@@ -183,27 +216,52 @@ func (s *sinkTask) loop(ctx context.Context) error {
 		if ctx.Err() != nil {
 			// Rebalances stay blocked until the final commit in run, so
 			// that it commits only partitions this task still owns.
-			return nil
+			return finish()
 		}
 		if err := fetchError(fetches); err != nil {
-			s.client.AllowRebalance()
-			return err
+			return fail(err)
+		}
+		recs, next, err := s.convert(fetches)
+		if err != nil {
+			return fail(err)
+		}
+		fetched := len(recs)
+		if err := finish(); err != nil {
+			return fail(err)
 		}
 		s.mu.Lock()
-		n, err := s.put(fetches)
-		dirty = dirty || n > 0
-		caughtUp = dirty && n < pollMax && s.client.BufferedFetchRecords() == 0
-		now := time.Now()
-		if err == nil && (now.Sub(lastCommit) >= s.w.cfg.OffsetFlush || s.takeCommitRequest() ||
-			caughtUp && now.Sub(lastCommit) >= caughtUpCommitSpacing) {
-			err = s.commitLocked(ctx)
-			lastCommit, dirty, caughtUp = time.Now(), false, false
+		recs = s.dropRewound(recs, next)
+		for tp, off := range next {
+			s.current[tp] = off
 		}
-		s.mu.Unlock()
+		caughtUp = (dirty > 0 || len(recs) > 0) && fetched < pollMax && s.client.BufferedFetchRecords() == 0
+		dirty += len(recs)
+		since := time.Since(lastCommit)
+		commit := since >= s.w.cfg.OffsetFlush || s.takeCommitRequest() ||
+			caughtUp && (since >= caughtUpCommitSpacing || dirty >= pollMax)
+		if len(recs) > 0 {
+			putting = make(chan error, 1)
+			go func() {
+				err := safeCall(func() error { return s.task.Put(recs) })
+				s.mu.Unlock()
+				putting <- err
+			}()
+		} else {
+			s.mu.Unlock()
+		}
+		if commit {
+			if err := finish(); err != nil {
+				return fail(err)
+			}
+			s.mu.Lock()
+			err := s.commitLocked(ctx)
+			s.mu.Unlock()
+			if err != nil {
+				return fail(err)
+			}
+			lastCommit, dirty, caughtUp = time.Now(), 0, false
+		}
 		s.client.AllowRebalance()
-		if err != nil {
-			return err
-		}
 	}
 }
 
@@ -249,34 +307,46 @@ func (s *sinkTask) applyRewinds() {
 	s.client.SetOffsets(set)
 }
 
-// put converts the fetched records and hands them to the task; it
-// returns how many there were.
-func (s *sinkTask) put(fetches kgo.Fetches) (int, error) {
-	var recs []connect.SinkRecord
-	var convErr error
+// convert converts the fetched records; next holds, per partition, the
+// offset after its last record. It runs without s.mu, beside a Put.
+func (s *sinkTask) convert(fetches kgo.Fetches) (recs []connect.SinkRecord, next map[connect.TopicPartition]int64, err error) {
+	recs = make([]connect.SinkRecord, 0, fetches.NumRecords())
+	next = map[connect.TopicPartition]int64{}
 	fetches.EachRecord(func(r *kgo.Record) {
-		if convErr != nil {
+		if err != nil {
 			return
 		}
-		sr, err := s.toConnect(r)
-		if err != nil {
-			convErr = err
+		var sr connect.SinkRecord
+		if sr, err = s.toConnect(r); err != nil {
 			return
 		}
 		recs = append(recs, sr)
-		s.current[connect.TopicPartition{Topic: r.Topic, Partition: r.Partition}] = r.Offset + 1
+		next[connect.TopicPartition{Topic: r.Topic, Partition: r.Partition}] = r.Offset + 1
 		if !s.topicSeen[r.Topic] {
 			s.topicSeen[r.Topic] = true
 			s.w.listener.TopicUsed(s.Connector, r.Topic, s.ID)
 		}
 	})
-	if convErr != nil {
-		return len(recs), convErr
+	return recs, next, err
+}
+
+// dropRewound removes the records, and the next offsets, of partitions
+// the task rewound (SetOffset) during the Put that ran beside their
+// conversion: they were fetched from the old position, and applyRewinds
+// seeks them to the new one before the next poll. The caller holds s.mu.
+func (s *sinkTask) dropRewound(recs []connect.SinkRecord, next map[connect.TopicPartition]int64) []connect.SinkRecord {
+	s.amu.Lock()
+	defer s.amu.Unlock()
+	if len(s.rewinds) == 0 {
+		return recs
 	}
-	if len(recs) == 0 {
-		return 0, nil
+	for tp := range s.rewinds {
+		delete(next, tp)
 	}
-	return len(recs), safeCall(func() error { return s.task.Put(recs) })
+	return slices.DeleteFunc(recs, func(r connect.SinkRecord) bool {
+		_, rewound := s.rewinds[connect.TopicPartition{Topic: r.Topic, Partition: r.Partition}]
+		return rewound
+	})
 }
 
 func (s *sinkTask) toConnect(r *kgo.Record) (connect.SinkRecord, error) {
