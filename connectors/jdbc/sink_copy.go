@@ -259,8 +259,13 @@ func (e *sinkCopyEncoder) field(cfg *sinkConfig, c *sinkColumn, oid uint32, v an
 	return nil
 }
 
-// copyRecords loads the records with COPY, in the transaction.
-func (t *SinkTask) copyRecords(tb *sinkTable, cols []*sinkColumn, recs []*connect.SinkRecord) error {
+// copyRecords loads the records with COPY, in the transaction, in the
+// background: it returns once the rows are encoded, and the next settle
+// reports the outcome. With a fallback (an upsert batch, tried with COPY
+// in case its keys are all new), the COPY runs inside a savepoint: on a
+// key that exists already it is rolled back to it, and settle has the
+// fallback write the batch.
+func (t *SinkTask) copyRecords(tb *sinkTable, cols []*sinkColumn, recs []*connect.SinkRecord, fallback func() error) error {
 	if err := t.begin(); err != nil {
 		return err
 	}
@@ -268,10 +273,10 @@ func (t *SinkTask) copyRecords(tb *sinkTable, cols []*sinkColumn, recs []*connec
 	if info == nil {
 		return fmt.Errorf("no definition of table %s", t.describeName(tb.id))
 	}
-	if t.copyEnc.m == nil {
-		t.copyEnc.m = pgtype.NewMap()
+	e := &t.copyEncs[t.copyNext]
+	if e.m == nil {
+		e.m = pgtype.NewMap()
 	}
-	e := &t.copyEnc
 	e.begin()
 	oids := make([]uint32, len(cols))
 	for i, c := range cols {
@@ -286,11 +291,6 @@ func (t *SinkTask) copyRecords(tb *sinkTable, cols []*sinkColumn, recs []*connec
 		}
 	}
 	e.end()
-	if t.execHook != nil {
-		if err := t.execHook("COPY "+t.describeName(tb.id), make([]any, len(recs)*len(cols))); err != nil {
-			return err
-		}
-	}
 	var q strings.Builder
 	q.WriteString("COPY ")
 	q.WriteString(PostgreSQL.QuoteTable(TableID{Schema: tb.id.Schema, Table: tb.id.Table}))
@@ -302,41 +302,94 @@ func (t *SinkTask) copyRecords(tb *sinkTable, cols []*sinkColumn, recs []*connec
 		q.WriteString(PostgreSQL.Quote(c.name))
 	}
 	q.WriteString(") FROM STDIN (FORMAT binary)")
-	defer func() {
-		if cap(e.buf) > 4<<20 {
-			e.buf = nil // do not keep a huge buffer
-		}
-	}()
-	return t.conn.Raw(func(dc any) error {
-		sc, ok := dc.(*stdlib.Conn)
-		if !ok {
-			return fmt.Errorf("COPY needs a pgx connection, not %T", dc)
-		}
-		_, err := sc.Conn().PgConn().CopyFrom(context.Background(), bytes.NewReader(e.buf), q.String())
+	// The connection is free once the COPY before this one is done.
+	if err := t.settle(); err != nil {
 		return err
-	})
+	}
+	data := e.buf
+	if cap(e.buf) > 4<<20 {
+		e.buf = nil // do not keep a huge buffer
+	}
+	t.copyNext ^= 1
+	if fallback != nil {
+		if err := t.exec("SAVEPOINT connectd_copy", nil); err != nil {
+			return err
+		}
+	}
+	if t.execHook != nil {
+		if err := t.execHook("COPY "+t.describeName(tb.id), make([]any, len(recs)*len(cols))); err != nil {
+			return err
+		}
+	}
+	run := func() error {
+		err := t.conn.Raw(func(dc any) error {
+			sc, ok := dc.(*stdlib.Conn)
+			if !ok {
+				return fmt.Errorf("COPY needs a pgx connection, not %T", dc)
+			}
+			_, err := sc.Conn().PgConn().CopyFrom(context.Background(), bytes.NewReader(data), q.String())
+			return err
+		})
+		if fallback == nil {
+			return err
+		}
+		if err == nil {
+			return t.txExec("RELEASE SAVEPOINT connectd_copy")
+		}
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != "23505" { // unique_violation
+			return err
+		}
+		if err := t.txExec("ROLLBACK TO SAVEPOINT connectd_copy"); err != nil {
+			return err
+		}
+		return errCopyConflict
+	}
+	c := &sinkCopy{done: make(chan error, 1), table: tb, fallback: fallback}
+	t.copying = c
+	go func() { c.done <- run() }()
+	return nil
 }
 
-// tryCopyUpsert loads an upsert batch with COPY when its keys are all new;
-// it reports false, having rolled back to before the COPY, when a key
-// exists already.
-func (t *SinkTask) tryCopyUpsert(tb *sinkTable, cols []*sinkColumn, recs []*connect.SinkRecord) (bool, error) {
-	if err := t.exec("SAVEPOINT connectd_copy", nil); err != nil {
-		return false, err
+// errCopyConflict: an upsert batch met a key that exists; it was rolled
+// back to its savepoint.
+var errCopyConflict = errors.New("a key exists already")
+
+// sinkCopy is a COPY running in the background.
+type sinkCopy struct {
+	done     chan error
+	table    *sinkTable
+	fallback func() error
+}
+
+// settle waits for the COPY in flight, if any, and returns its error; an
+// upsert batch that met existing keys is written by its fallback, and
+// COPY is not tried for the table's next few batches.
+func (t *SinkTask) settle() error {
+	c := t.copying
+	if c == nil {
+		return nil
 	}
-	err := t.copyRecords(tb, cols, recs)
-	if err == nil {
+	t.copying = nil
+	tb := c.table
+	switch err := <-c.done; {
+	case err == nil:
 		tb.copyBackoff = 0
-		return true, t.exec("RELEASE SAVEPOINT connectd_copy", nil)
+		return nil
+	case errors.Is(err, errCopyConflict):
+		tb.copyBackoff = min(max(2*tb.copyBackoff, 4), 64)
+		tb.copySkip = tb.copyBackoff
+		return c.fallback()
+	default:
+		return &sinkTableError{table: t.describeName(tb.id), err: err}
 	}
-	var pe *pgconn.PgError
-	if !errors.As(err, &pe) || pe.Code != "23505" { // unique_violation
-		return false, err
+}
+
+// abandonCopy waits for the COPY in flight, if any, whose outcome no
+// longer matters: the transaction is being rolled back.
+func (t *SinkTask) abandonCopy() {
+	if c := t.copying; c != nil {
+		t.copying = nil
+		<-c.done
 	}
-	if err := t.exec("ROLLBACK TO SAVEPOINT connectd_copy", nil); err != nil {
-		return false, err
-	}
-	tb.copyBackoff = min(max(2*tb.copyBackoff, 4), 64)
-	tb.copySkip = tb.copyBackoff
-	return false, nil
 }

@@ -22,7 +22,9 @@ import (
 //
 // Put routes each record to its table (table.name.format), buffers it, and
 // writes a table's buffer once it holds batch.size records, as multi-row
-// statements (or COPY, on PostgreSQL) in the open transaction; past
+// statements (or COPY, on PostgreSQL, which runs in the background: Put
+// returns while PostgreSQL loads the batch, and the next use of the
+// connection reports how it went) in the open transaction; past
 // max(10 x batch.size, 10000) uncommitted records it commits by itself and
 // asks the runtime for an offset commit, to bound what a retry rewrites.
 // A change of key or value schema writes the buffer first (and may CREATE
@@ -59,9 +61,16 @@ type SinkTask struct {
 	committed   map[connect.TopicPartition]int64
 	remaining   int
 
-	args    []any
-	keyBuf  []byte
-	copyEnc sinkCopyEncoder
+	args   []any
+	keyBuf []byte
+	// copyEncs alternate: one may be read by the COPY in flight while
+	// the next batch is encoded into the other.
+	copyEncs [2]sinkCopyEncoder
+	copyNext int
+	// copying is the COPY in flight: batches load in the background
+	// while the runtime converts the next records. Every other use of the
+	// connection waits for it (settle).
+	copying *sinkCopy
 
 	// execHook, when set (by tests), sees every statement before it runs
 	// and can fail it.
@@ -224,6 +233,7 @@ func (t *SinkTask) attempt(op func() error) error {
 // rollback ends the transaction without committing and empties the
 // buffers; the records stay in uncommitted, to be processed again.
 func (t *SinkTask) rollback() {
+	t.abandonCopy()
 	t.closeStmts()
 	if t.tx != nil {
 		if err := t.tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
@@ -290,6 +300,9 @@ func (t *SinkTask) commit() error {
 			return err
 		}
 	}
+	if err := t.settle(); err != nil {
+		return err
+	}
 	if t.tx != nil {
 		t.closeStmts()
 		err := t.tx.Commit()
@@ -338,6 +351,9 @@ func (t *SinkTask) connection() (*sql.Conn, error) {
 }
 
 func (t *SinkTask) begin() error {
+	if err := t.settle(); err != nil {
+		return err
+	}
 	if t.tx != nil {
 		return nil
 	}
@@ -354,6 +370,18 @@ func (t *SinkTask) begin() error {
 		t.stmts = map[string]*sql.Stmt{}
 	}
 	return nil
+}
+
+// txExec runs a statement without arguments in the open transaction;
+// the background COPY's savepoints use it.
+func (t *SinkTask) txExec(q string) error {
+	if t.execHook != nil {
+		if err := t.execHook(q, nil); err != nil {
+			return err
+		}
+	}
+	_, err := t.tx.ExecContext(context.Background(), q)
+	return err
 }
 
 func (t *SinkTask) exec(q string, args []any) error {
@@ -486,11 +514,23 @@ func (t *SinkTask) flushTable(tb *sinkTable) error {
 
 func (t *SinkTask) tableError(tb *sinkTable, err error) error {
 	var de *sinkDataError
-	if errors.As(err, &de) {
+	var te *sinkTableError
+	if err == nil || errors.As(err, &de) || errors.As(err, &te) {
 		return err
 	}
-	return fmt.Errorf("writing to table %s: %w", t.describeName(tb.id), err)
+	return &sinkTableError{table: t.describeName(tb.id), err: err}
 }
+
+// sinkTableError is a failure to write to a table. A COPY's may surface
+// while writing to another table (it ran in the background), so it is
+// never wrapped twice.
+type sinkTableError struct {
+	table string
+	err   error
+}
+
+func (e *sinkTableError) Error() string { return "writing to table " + e.table + ": " + e.err.Error() }
+func (e *sinkTableError) Unwrap() error { return e.err }
 
 func (t *SinkTask) appendArgs(args []any, tb *sinkTable, r *connect.SinkRecord, cols []*sinkColumn) ([]any, error) {
 	for _, c := range cols {
@@ -524,21 +564,28 @@ func (t *SinkTask) writeInserts(tb *sinkTable) error {
 	if tb.copyOK {
 		switch {
 		case !upsert:
-			if err := t.copyRecords(tb, cols, recs); err != nil {
-				return t.tableError(tb, err)
-			}
-			return nil
+			return t.tableError(tb, t.copyRecords(tb, cols, recs, nil))
 		case tb.copySkip > 0:
 			tb.copySkip--
 		default:
-			done, err := t.tryCopyUpsert(tb, cols, recs)
-			if err != nil {
-				return t.tableError(tb, err)
-			}
-			if done {
-				return nil
-			}
+			// The fallback runs at a later settle, when the buffer holds
+			// other records and the table may have new fields.
+			snap, saved := *tb, slices.Clone(recs)
+			return t.tableError(tb, t.copyRecords(tb, cols, recs, func() error {
+				return t.writeStatements(&snap, cols, saved)
+			}))
 		}
+	}
+	return t.writeStatements(tb, cols, recs)
+}
+
+// writeStatements writes rows with multi-row INSERT (or upsert)
+// statements, as few as the bind parameter limit allows.
+func (t *SinkTask) writeStatements(tb *sinkTable, cols []*sinkColumn, recs []*connect.SinkRecord) error {
+	// First, since settling may write a batch with this very function and
+	// its shared argument buffer.
+	if err := t.settle(); err != nil {
+		return err
 	}
 	n := len(cols)
 	args := t.args[:0]
@@ -634,6 +681,9 @@ func (t *SinkTask) writeDeletes(tb *sinkTable) error {
 
 // querier is the open transaction, or the task's connection.
 func (t *SinkTask) querier() (sinkQueryer, error) {
+	if err := t.settle(); err != nil {
+		return nil, err
+	}
 	if t.tx != nil {
 		return t.tx, nil
 	}
@@ -727,6 +777,9 @@ func (t *SinkTask) ensureTable(id TableID, f *sinkFields) error {
 
 // ddl runs a statement on the task's connection, outside any transaction.
 func (t *SinkTask) ddl(q string) (sql.Result, error) {
+	if err := t.settle(); err != nil {
+		return nil, err
+	}
 	conn, err := t.connection()
 	if err != nil {
 		return nil, err
