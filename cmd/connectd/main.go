@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/connectd/connectd/internal/embedded"
@@ -17,7 +18,16 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// gcPercent is the garbage collector's target unless GOGC is set: moving
+// records allocates steadily while the live heap stays small, so Go's
+// default (100) collects very often; 400 spends a fifth less CPU per
+// record on the JDBC and file pipelines for a few more MB of heap.
+const gcPercent = 400
+
 func main() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(gcPercent)
+	}
 	if err := root().Execute(); err != nil {
 		os.Exit(1)
 	}

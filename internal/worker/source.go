@@ -77,6 +77,9 @@ func (w *Worker) newSourceTask(t *Task, task connect.SourceTask, connConfig, tas
 		"client.id": fmt.Sprintf("connector-producer-%s-%d", t.Connector, t.ID),
 		// Kafka's producer default; franz-go's is snappy.
 		"compression.type": "none",
+		// Kafka 4.0's default (KIP-1030): batches of a few ms rather than
+		// of whatever is there, which costs the broker a write per batch.
+		"linger.ms": "5",
 	}, "producer.", "producer.override.", connConfig)
 	cl, err := w.newClient(props,
 		kgo.RecordPartitioner(sourcePartitioner{}),
