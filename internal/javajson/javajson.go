@@ -106,7 +106,13 @@ const hexDigits = "0123456789ABCDEF"
 // Invalid UTF-8 becomes U+FFFD, as it would when Java decoded the bytes.
 func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
-	for i := 0; i < len(s); {
+	// Most strings need no escaping: copy up to the first byte that may.
+	i := 0
+	for i < len(s) && s[i] >= 0x20 && s[i] < utf8.RuneSelf && s[i] != '"' && s[i] != '\\' {
+		i++
+	}
+	dst = append(dst, s[:i]...)
+	for i < len(s) {
 		c := s[i]
 		if c >= utf8.RuneSelf {
 			r, size := utf8.DecodeRuneInString(s[i:])
