@@ -84,9 +84,13 @@ func (c *schemaCache) put(text []byte, s *connect.Schema) {
 
 // fromEnvelope reads a {"schema":...,"payload":...} record whose schema
 // is cached, or is read and cached now. It reports false when the record
-// is anything else (invalid JSON, another shape, a duplicate member, a
-// schema Kafka refuses...), for the general path to read it and name
-// the problem.
+// is anything else, or anything wrong (invalid JSON, another shape, a
+// duplicate member, a schema Kafka refuses, a value its schema refuses),
+// for the general path to read it and name the problem as Kafka would.
+//
+// When the schema comes first and is a struct's, as the JsonConverter
+// writes it, the payload is read in the same pass; otherwise its text is
+// checked, then read.
 func (c *JSONConverter) fromEnvelope(data []byte) (*connect.Schema, any, bool, error) {
 	if c.schemas == nil {
 		return nil, nil, false, nil
@@ -97,9 +101,10 @@ func (c *JSONConverter) fromEnvelope(data []byte) (*connect.Schema, any, bool, e
 		return nil, nil, false, nil
 	}
 	p.pos++
-	var schemaText, payloadText []byte
 	var schema *connect.Schema
-	known := false // schema holds schemaText's schema
+	var value any
+	var payloadText []byte
+	seenSchema, seenPayload := false, false
 	for _, end := range []byte{',', '}'} {
 		p.skipSpace()
 		if p.pos == len(data) || data[p.pos] != '"' {
@@ -115,24 +120,23 @@ func (c *JSONConverter) fromEnvelope(data []byte) (*connect.Schema, any, bool, e
 		}
 		p.pos++
 		p.skipSpace()
-		var text []byte
-		if string(name) == "schema" && schemaText == nil {
-			var n int
-			if schema, n, known = c.schemas.prefix(data[p.pos:]); known {
-				text = data[p.pos : p.pos+n]
-				p.pos += n
-			}
-		}
-		if text == nil {
-			if text, err = p.skipValue(); err != nil {
+		switch {
+		case string(name) == "schema" && !seenSchema:
+			seenSchema = true
+			var ok bool
+			if schema, ok = c.envelopeSchema(&p); !ok {
 				return nil, nil, false, nil
 			}
-		}
-		switch {
-		case string(name) == "schema" && schemaText == nil:
-			schemaText = text
-		case string(name) == "payload" && payloadText == nil:
-			payloadText = text
+		case string(name) == "payload" && !seenPayload:
+			seenPayload = true
+			if seenSchema && schema != nil && schema.Type == connect.TypeStruct && p.pos < len(data) && data[p.pos] == '{' {
+				var ok bool
+				if value, ok = c.structPayload(schema, &p); !ok {
+					return nil, nil, false, nil
+				}
+			} else if payloadText, err = p.skipValue(); err != nil {
+				return nil, nil, false, nil
+			}
 		default:
 			return nil, nil, false, nil
 		}
@@ -146,75 +150,115 @@ func (c *JSONConverter) fromEnvelope(data []byte) (*connect.Schema, any, bool, e
 	if p.pos != len(data) {
 		return nil, nil, false, nil
 	}
-	if !known {
-		schema, known = c.schemas.get(schemaText)
-	}
-	if !known {
-		n, err := parseJSON(schemaText)
-		if err != nil {
-			return nil, nil, false, nil
-		}
-		if schema, err = c.parseSchema(n); err != nil {
-			return nil, nil, false, nil
-		}
-		c.schemas.put(schemaText, schema)
-	}
-	if schema != nil && schema.Type == connect.TypeStruct && payloadText[0] == '{' {
-		v, err := c.structPayload(schema, payloadText)
-		return schema, v, true, err
+	if payloadText == nil {
+		return schema, value, true, nil
 	}
 	payload, err := parseJSON(payloadText)
 	if err != nil {
 		return nil, nil, false, nil
 	}
-	v, err := c.toConnect(schema, payload)
-	return schema, v, true, err
+	if value, err = c.toConnect(schema, payload); err != nil {
+		return nil, nil, false, nil
+	}
+	return schema, value, true, nil
 }
 
-// structPayload reads a struct's JSON object, already checked by
-// skipValue, without building the object's tree: each member's value is
-// read into the node of its field (the last one when a name repeats, as
-// Jackson keeps), then the fields are converted in the schema's order, as
-// toConnect does. A flat struct costs no node beyond that one slice.
-func (c *JSONConverter) structPayload(s *connect.Schema, data []byte) (any, error) {
+// envelopeSchema reads the schema at p.pos: the last one read when the
+// text is the same, else from the cache, else parsed (and cached).
+func (c *JSONConverter) envelopeSchema(p *parser) (*connect.Schema, bool) {
+	if s, n, ok := c.schemas.prefix(p.data[p.pos:]); ok {
+		p.pos += n
+		return s, true
+	}
+	text, err := p.skipValue()
+	if err != nil {
+		return nil, false
+	}
+	if s, ok := c.schemas.get(text); ok {
+		return s, true
+	}
+	n, err := parseJSON(text)
+	if err != nil {
+		return nil, false
+	}
+	s, err := c.parseSchema(n)
+	if err != nil {
+		return nil, false
+	}
+	c.schemas.put(text, s)
+	return s, true
+}
+
+// structPayload reads the JSON object at p.pos as a Struct of schema s
+// without building the object's tree: each member's value is read into
+// the node of its field (the last one when a name repeats, as Jackson
+// keeps), then the fields are converted in the schema's order, as
+// toConnect does. A flat struct costs no node beyond that one slice. It
+// reports false on invalid JSON or a value s refuses.
+func (c *JSONConverter) structPayload(s *connect.Schema, p *parser) (any, bool) {
+	if err := p.enter(); err != nil {
+		return nil, false
+	}
+	p.pos++ // '{'
+	skip := p.skip
+	p.skip = false
+	defer func() { p.skip = skip }()
 	vals := make([]node, len(s.Fields))
 	seen := make([]bool, len(s.Fields))
-	p := parser{data: data, pos: 1} // after '{'
-	for i := 0; ; i++ {
-		p.skipSpace()
-		switch data[p.pos] {
-		case '}':
-			return c.structFrom(s, func(i int) (*node, error) {
-				if !seen[i] {
-					return nil, nil
-				}
-				return &vals[i], nil
-			})
-		case ',':
+	data := p.data
+	p.skipSpace()
+	if p.pos < len(data) && data[p.pos] == '}' {
+		p.pos++
+	} else {
+		for i := 0; ; i++ {
+			p.skipSpace()
+			if p.pos == len(data) || data[p.pos] != '"' {
+				return nil, false
+			}
+			name, err := p.strBytes()
+			if err != nil {
+				return nil, false
+			}
+			p.skipSpace()
+			if p.pos == len(data) || data[p.pos] != ':' {
+				return nil, false
+			}
 			p.pos++
 			p.skipSpace()
-		}
-		name, err := p.strBytes()
-		if err != nil {
-			return nil, err
-		}
-		p.skipSpace()
-		p.pos++ // ':'
-		p.skipSpace()
-		// Members usually come in the schema's order.
-		f := i
-		if f >= len(s.Fields) || s.Fields[f].Name != string(name) {
-			f = slices.IndexFunc(s.Fields, func(f connect.Field) bool { return f.Name == string(name) })
-		}
-		if f < 0 {
-			if _, err := p.skipValue(); err != nil {
-				return nil, err
+			// Members usually come in the schema's order.
+			f := i
+			if f >= len(s.Fields) || s.Fields[f].Name != string(name) {
+				f = slices.IndexFunc(s.Fields, func(f connect.Field) bool { return f.Name == string(name) })
 			}
-			continue
+			if f < 0 {
+				_, err = p.skipValue()
+			} else {
+				err = p.valueInto(&vals[f])
+				seen[f] = true
+			}
+			if err != nil {
+				return nil, false
+			}
+			p.skipSpace()
+			if p.pos == len(data) {
+				return nil, false
+			}
+			if data[p.pos] == '}' {
+				p.pos++
+				break
+			}
+			if data[p.pos] != ',' {
+				return nil, false
+			}
+			p.pos++
 		}
-		if err := p.valueInto(&vals[f]); err != nil {
-			return nil, err
-		}
-		seen[f] = true
 	}
+	p.depth--
+	v, err := c.structFrom(s, func(i int) (*node, error) {
+		if !seen[i] {
+			return nil, nil
+		}
+		return &vals[i], nil
+	})
+	return v, err == nil
 }
