@@ -312,19 +312,21 @@ func (s *sinkTask) applyRewinds() {
 func (s *sinkTask) convert(fetches kgo.Fetches) (recs []connect.SinkRecord, next map[connect.TopicPartition]int64, err error) {
 	recs = make([]connect.SinkRecord, 0, fetches.NumRecords())
 	next = map[connect.TopicPartition]int64{}
-	fetches.EachRecord(func(r *kgo.Record) {
-		if err != nil {
+	fetches.EachPartition(func(p kgo.FetchTopicPartition) {
+		if err != nil || len(p.Records) == 0 {
 			return
 		}
-		var sr connect.SinkRecord
-		if sr, err = s.toConnect(r); err != nil {
-			return
+		for _, r := range p.Records {
+			var sr connect.SinkRecord
+			if sr, err = s.toConnect(r); err != nil {
+				return
+			}
+			recs = append(recs, sr)
 		}
-		recs = append(recs, sr)
-		next[connect.TopicPartition{Topic: r.Topic, Partition: r.Partition}] = r.Offset + 1
-		if !s.topicSeen[r.Topic] {
-			s.topicSeen[r.Topic] = true
-			s.w.listener.TopicUsed(s.Connector, r.Topic, s.ID)
+		next[connect.TopicPartition{Topic: p.Topic, Partition: p.Partition}] = p.Records[len(p.Records)-1].Offset + 1
+		if !s.topicSeen[p.Topic] {
+			s.topicSeen[p.Topic] = true
+			s.w.listener.TopicUsed(s.Connector, p.Topic, s.ID)
 		}
 	})
 	return recs, next, err
