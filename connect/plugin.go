@@ -105,7 +105,9 @@ func Aliases(class string) []string {
 // Converter turns Connect data into the bytes of a Kafka record key or
 // value, and back. Configure is called once before any other method, with
 // the converter's settings (the worker's key.converter.* or the
-// connector's, prefix removed).
+// connector's, prefix removed). After that its methods must be safe for
+// concurrent use: a sink task converts a large poll on several
+// goroutines (Kafka's converters are called by one task thread only).
 type Converter interface {
 	Configure(config map[string]string, isKey bool) error
 	FromConnectData(topic string, schema *Schema, value any) ([]byte, error)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -308,29 +309,55 @@ func (s *sinkTask) applyRewinds() {
 }
 
 // convert converts the fetched records; next holds, per partition, the
-// offset after its last record. It runs without s.mu, beside a Put.
+// offset after its last record. It runs without s.mu, beside a Put, and
+// converts a large poll on as many goroutines as there are CPUs, in
+// contiguous slices: converters are safe for concurrent use.
 func (s *sinkTask) convert(fetches kgo.Fetches) (recs []connect.SinkRecord, next map[connect.TopicPartition]int64, err error) {
-	recs = make([]connect.SinkRecord, 0, fetches.NumRecords())
+	all := make([]*kgo.Record, 0, fetches.NumRecords())
 	next = map[connect.TopicPartition]int64{}
 	fetches.EachPartition(func(p kgo.FetchTopicPartition) {
-		if err != nil || len(p.Records) == 0 {
+		if len(p.Records) == 0 {
 			return
 		}
-		for _, r := range p.Records {
-			var sr connect.SinkRecord
-			if sr, err = s.toConnect(r); err != nil {
-				return
-			}
-			recs = append(recs, sr)
-		}
+		all = append(all, p.Records...)
 		next[connect.TopicPartition{Topic: p.Topic, Partition: p.Partition}] = p.Records[len(p.Records)-1].Offset + 1
 		if !s.topicSeen[p.Topic] {
 			s.topicSeen[p.Topic] = true
 			s.w.listener.TopicUsed(s.Connector, p.Topic, s.ID)
 		}
 	})
-	return recs, next, err
+	recs = make([]connect.SinkRecord, len(all))
+	parts := min(runtime.GOMAXPROCS(0), len(all)/minConvertSlice)
+	errs := make([]error, max(parts, 1))
+	convertSlice := func(i, from, to int) {
+		for j := from; j < to; j++ {
+			if recs[j], errs[i] = s.toConnect(all[j]); errs[i] != nil {
+				return
+			}
+		}
+	}
+	if parts <= 1 {
+		convertSlice(0, 0, len(all))
+	} else {
+		var wg sync.WaitGroup
+		per := (len(all) + parts - 1) / parts
+		for i := 1; i < parts; i++ {
+			wg.Go(func() { convertSlice(i, i*per, min((i+1)*per, len(all))) })
+		}
+		convertSlice(0, 0, per)
+		wg.Wait()
+	}
+	// The first failure in record order, as a serial conversion finds it.
+	for _, e := range errs {
+		if e != nil {
+			return nil, nil, e
+		}
+	}
+	return recs, next, nil
 }
+
+// minConvertSlice is the fewest records worth a goroutine of their own.
+const minConvertSlice = 256
 
 // dropRewound removes the records, and the next offsets, of partitions
 // the task rewound (SetOffset) during the Put that ran beside their
