@@ -231,6 +231,16 @@ func (s *sinkTask) loop(ctx context.Context) error {
 			return fail(err)
 		}
 		s.mu.Lock()
+		// A commit that is due, or that the task asked for (the JDBC sink
+		// does once it committed by itself), covers what was put so far,
+		// before these records: the task has less to make durable then.
+		if time.Since(lastCommit) >= s.w.cfg.OffsetFlush || s.takeCommitRequest() {
+			if err := s.commitLocked(ctx); err != nil {
+				s.mu.Unlock()
+				return fail(err)
+			}
+			lastCommit, dirty = time.Now(), 0
+		}
 		recs = s.dropRewound(recs, next)
 		for tp, off := range next {
 			s.current[tp] = off
@@ -238,8 +248,8 @@ func (s *sinkTask) loop(ctx context.Context) error {
 		caughtUp = (dirty > 0 || len(recs) > 0) && fetched < pollMax && s.client.BufferedFetchRecords() == 0
 		dirty += len(recs)
 		since := time.Since(lastCommit)
-		commit := since >= s.w.cfg.OffsetFlush || s.takeCommitRequest() ||
-			caughtUp && (since >= caughtUpCommitSpacing || dirty >= pollMax)
+		// Caught up: commit these records too, once put.
+		commit := caughtUp && (since >= caughtUpCommitSpacing || dirty >= pollMax)
 		if len(recs) > 0 {
 			putting = make(chan error, 1)
 			go func() {
