@@ -2,10 +2,12 @@ package jdbc
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/big"
 	"strings"
@@ -260,11 +262,16 @@ func (e *sinkCopyEncoder) field(cfg *sinkConfig, c *sinkColumn, oid uint32, v an
 }
 
 // copyRecords loads the records with COPY, in the transaction, in the
-// background: it returns once the rows are encoded, and the next settle
-// reports the outcome. With a fallback (an upsert batch, tried with COPY
-// in case its keys are all new), the COPY runs inside a savepoint: on a
-// key that exists already it is rolled back to it, and settle has the
-// fallback write the batch.
+// background: it returns once the rows are encoded and handed over, and
+// the next settle reports the outcome.
+//
+// Inserts stream: the COPY stays open, and the next batches of the same
+// table and columns go into it, until anything else needs the connection
+// (settle ends it). PostgreSQL then loads rows as they come, with no
+// round trip or statement start per batch. With a fallback (an upsert
+// batch, tried with COPY in case its keys are all new), the batch has a
+// COPY of its own inside a savepoint: on a key that exists already it is
+// rolled back to it, and settle has the fallback write the batch.
 func (t *SinkTask) copyRecords(tb *sinkTable, cols []*sinkColumn, recs []*connect.SinkRecord, fallback func() error) error {
 	if err := t.begin(); err != nil {
 		return err
@@ -277,7 +284,10 @@ func (t *SinkTask) copyRecords(tb *sinkTable, cols []*sinkColumn, recs []*connec
 	if e.m == nil {
 		e.m = pgtype.NewMap()
 	}
-	e.begin()
+	e.buf = e.buf[:0]
+	if fallback != nil {
+		e.begin()
+	}
 	oids := make([]uint32, len(cols))
 	for i, c := range cols {
 		oids[i] = info.types[c.name]
@@ -290,7 +300,6 @@ func (t *SinkTask) copyRecords(tb *sinkTable, cols []*sinkColumn, recs []*connec
 			}
 		}
 	}
-	e.end()
 	var q strings.Builder
 	q.WriteString("COPY ")
 	q.WriteString(PostgreSQL.QuoteTable(TableID{Schema: tb.id.Schema, Table: tb.id.Table}))
@@ -302,75 +311,134 @@ func (t *SinkTask) copyRecords(tb *sinkTable, cols []*sinkColumn, recs []*connec
 		q.WriteString(PostgreSQL.Quote(c.name))
 	}
 	q.WriteString(") FROM STDIN (FORMAT binary)")
+	query := q.String()
+	hook := func() error {
+		if t.execHook == nil {
+			return nil
+		}
+		return t.execHook("COPY "+t.describeName(tb.id), make([]any, len(recs)*len(cols)))
+	}
+	defer func() {
+		if cap(e.buf) > 4<<20 {
+			e.buf = nil // do not keep a huge buffer
+		}
+	}()
+	if c := t.copying; fallback == nil && c != nil && c.stream != nil && c.table == tb && c.query == query {
+		if err := hook(); err != nil {
+			return err
+		}
+		// Write returns once the COPY took the rows: e.buf is free again.
+		if _, err := c.stream.Write(e.buf); err != nil {
+			if serr := t.settle(); serr != nil {
+				return serr
+			}
+			return err
+		}
+		return nil
+	}
 	// The connection is free once the COPY before this one is done.
 	if err := t.settle(); err != nil {
 		return err
 	}
-	data := e.buf
-	if cap(e.buf) > 4<<20 {
-		e.buf = nil // do not keep a huge buffer
-	}
-	t.copyNext ^= 1
 	if fallback != nil {
 		if err := t.exec("SAVEPOINT connectd_copy", nil); err != nil {
 			return err
 		}
 	}
-	if t.execHook != nil {
-		if err := t.execHook("COPY "+t.describeName(tb.id), make([]any, len(recs)*len(cols))); err != nil {
-			return err
-		}
+	if err := hook(); err != nil {
+		return err
 	}
-	run := func() error {
-		err := t.conn.Raw(func(dc any) error {
+	copyFrom := func(r io.Reader) error {
+		return t.conn.Raw(func(dc any) error {
 			sc, ok := dc.(*stdlib.Conn)
 			if !ok {
 				return fmt.Errorf("COPY needs a pgx connection, not %T", dc)
 			}
-			_, err := sc.Conn().PgConn().CopyFrom(context.Background(), bytes.NewReader(data), q.String())
+			_, err := sc.Conn().PgConn().CopyFrom(context.Background(), r, query)
 			return err
 		})
-		if fallback == nil {
-			return err
-		}
-		if err == nil {
-			return t.txExec("RELEASE SAVEPOINT connectd_copy")
-		}
-		var pe *pgconn.PgError
-		if !errors.As(err, &pe) || pe.Code != "23505" { // unique_violation
-			return err
-		}
-		if err := t.txExec("ROLLBACK TO SAVEPOINT connectd_copy"); err != nil {
-			return err
-		}
-		return errCopyConflict
 	}
-	c := &sinkCopy{done: make(chan error, 1), table: tb, fallback: fallback}
+	c := &sinkCopy{done: make(chan error, 1), table: tb, fallback: fallback, query: query}
 	t.copying = c
-	go func() { c.done <- run() }()
+	if fallback == nil {
+		pr, pw := io.Pipe()
+		c.stream = pw
+		go func() {
+			err := copyFrom(pr)
+			// A write after a failure gets it rather than blocking.
+			pr.CloseWithError(cmp.Or(err, errCopyEnded))
+			c.done <- err
+		}()
+		if _, err := pw.Write(append(copyHeader[:len(copyHeader):len(copyHeader)], e.buf...)); err != nil {
+			if serr := t.settle(); serr != nil {
+				return serr
+			}
+			return err
+		}
+		return nil
+	}
+	e.end()
+	data := e.buf
+	t.copyNext ^= 1 // data is read in the background: encode the next batch elsewhere
+	go func() {
+		err := copyFrom(bytes.NewReader(data))
+		switch {
+		case err == nil:
+			err = t.txExec("RELEASE SAVEPOINT connectd_copy")
+		case isUniqueViolation(err):
+			if err = t.txExec("ROLLBACK TO SAVEPOINT connectd_copy"); err == nil {
+				err = errCopyConflict
+			}
+		}
+		c.done <- err
+	}()
 	return nil
 }
 
-// errCopyConflict: an upsert batch met a key that exists; it was rolled
-// back to its savepoint.
-var errCopyConflict = errors.New("a key exists already")
+func isUniqueViolation(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23505"
+}
+
+// copyHeader starts COPY's binary format: signature, flags, header
+// extension length; copyTrailer ends it.
+var (
+	copyHeader  = []byte("PGCOPY\n\xff\r\n\x00\x00\x00\x00\x00\x00\x00\x00\x00")
+	copyTrailer = []byte{0xff, 0xff}
+)
+
+var (
+	// errCopyConflict: an upsert batch met a key that exists; it was
+	// rolled back to its savepoint.
+	errCopyConflict = errors.New("a key exists already")
+	// errCopyEnded: the streaming COPY is over; nothing more goes in.
+	errCopyEnded = errors.New("the COPY has ended")
+)
 
 // sinkCopy is a COPY running in the background.
 type sinkCopy struct {
 	done     chan error
 	table    *sinkTable
+	query    string
 	fallback func() error
+	// stream feeds an insert COPY that stays open for the next batches.
+	stream *io.PipeWriter
 }
 
-// settle waits for the COPY in flight, if any, and returns its error; an
-// upsert batch that met existing keys is written by its fallback, and
-// COPY is not tried for the table's next few batches.
+// settle ends the COPY in flight, if any, waits for it and returns its
+// error; an upsert batch that met existing keys is written by its
+// fallback, and COPY is not tried for the table's next few batches.
 func (t *SinkTask) settle() error {
 	c := t.copying
 	if c == nil {
 		return nil
 	}
 	t.copying = nil
+	if c.stream != nil {
+		// Errors here are the COPY's, which done reports.
+		c.stream.Write(copyTrailer)
+		c.stream.Close()
+	}
 	tb := c.table
 	switch err := <-c.done; {
 	case err == nil:
@@ -385,11 +453,17 @@ func (t *SinkTask) settle() error {
 	}
 }
 
-// abandonCopy waits for the COPY in flight, if any, whose outcome no
-// longer matters: the transaction is being rolled back.
+// abandonCopy stops the COPY in flight, if any, whose outcome no longer
+// matters: the transaction is being rolled back.
 func (t *SinkTask) abandonCopy() {
 	if c := t.copying; c != nil {
 		t.copying = nil
+		if c.stream != nil {
+			// pgx then sends CopyFail: PostgreSQL drops the rows.
+			c.stream.CloseWithError(errCopyAbandoned)
+		}
 		<-c.done
 	}
 }
+
+var errCopyAbandoned = errors.New("abandoned: the transaction is rolled back")

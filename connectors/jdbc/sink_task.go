@@ -23,8 +23,9 @@ import (
 // Put routes each record to its table (table.name.format), buffers it, and
 // writes a table's buffer once it holds batch.size records, as multi-row
 // statements (or COPY, on PostgreSQL, which runs in the background: Put
-// returns while PostgreSQL loads the batch, and the next use of the
-// connection reports how it went) in the open transaction; past
+// returns while PostgreSQL loads the batch, insert batches of a table
+// stream into one COPY, and the next other use of the connection ends it
+// and reports how it went) in the open transaction; past
 // max(10 x batch.size, 10000) uncommitted records it commits by itself and
 // asks the runtime for an offset commit, to bound what a retry rewrites.
 // A change of key or value schema writes the buffer first (and may CREATE

@@ -291,3 +291,42 @@ func TestSinkPostgresBackgroundCopyUpsertFallback(t *testing.T) {
 		t.Errorf("statements %s: no COPY fell back to INSERT ... ON CONFLICT", got)
 	}
 }
+
+// Insert batches of one table stream into one COPY across Puts; a batch
+// for another table ends it and starts its own. A failure inside a
+// stream rolls the whole transaction back.
+func TestSinkPostgresStreamingCopy(t *testing.T) {
+	db := postgresDB(t)
+	task, _ := sinkStart(t, db, sinkProps(db, "auto.create", "true", "topics", "orders,returns",
+		"table.name.format", "${topic}", "pk.mode", "record_value", "pk.fields", "id", "batch.size", "2"))
+	rec := func(topic string, off int64, id int32) connect.SinkRecord {
+		r := sinkOrder(0, off, id, topic, off)
+		r.Topic = topic
+		return r
+	}
+	var off int64
+	put := func(topic string, ids ...int32) {
+		t.Helper()
+		var recs []connect.SinkRecord
+		for _, id := range ids {
+			recs = append(recs, rec(topic, off, id))
+			off++
+		}
+		sinkPut(t, task, recs...)
+	}
+	put("orders", 1, 2, 3, 4)
+	put("orders", 5, 6)
+	put("returns", 1, 2)
+	put("orders", 7, 8)
+	sinkCommit(t, task)
+	sinkWantRows(t, sinkRows(t, db, "SELECT id FROM orders"), "1", "2", "3", "4", "5", "6", "7", "8")
+	sinkWantRows(t, sinkRows(t, db, "SELECT id FROM returns"), "1", "2")
+
+	put("orders", 9, 10)
+	err := task.Put([]connect.SinkRecord{rec("orders", off, 11), rec("orders", off+1, 3)}) // 3 exists
+	if err == nil {
+		_, err = task.PreCommit(nil)
+	}
+	sinkWantErr(t, err, "orders", "duplicate key")
+	sinkWantRows(t, sinkRows(t, db, "SELECT id FROM orders"), "1", "2", "3", "4", "5", "6", "7", "8")
+}
