@@ -19,6 +19,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -30,6 +31,11 @@ func logf(format string, args ...any) {
 }
 
 func main() {
+	// The limits that run in this process (the plain producer, pgx) get
+	// the garbage collector target connectd runs with.
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(400)
+	}
 	// Interrupted or terminated: take every worker and broker down too.
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)

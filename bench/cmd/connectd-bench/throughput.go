@@ -155,12 +155,14 @@ func waitEnd(ctx context.Context, adm *kadm.Client, topic string, n int64, fail 
 }
 
 // runPlain produces every line of path to topic with a plain franz-go
-// client (defaults: acks=all, idempotent, 10 ms linger, 1 MB batches) and
-// returns lines/s from the first Produce to the end offset reaching n.
+// client set up as connectd's source producers are (acks=all,
+// idempotent, no compression, 5 ms linger, 1 MB batches) and returns
+// lines/s from the first Produce to the end offset reaching n.
 func runPlain(ctx context.Context, adm *kadm.Client, bootstrap, path, topic string, n int) (float64, time.Duration, error) {
 	fail := make(chan error, 2)
 	start := time.Now()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap), kgo.RequiredAcks(kgo.AllISRAcks()))
+	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap), kgo.RequiredAcks(kgo.AllISRAcks()),
+		kgo.ProducerBatchCompression(kgo.NoCompression()), kgo.ProducerLinger(5*time.Millisecond))
 	if err != nil {
 		return 0, 0, err
 	}
