@@ -52,6 +52,18 @@ func (w *testWorker) close() {
 
 func (w *testWorker) bootstrap() string { return w.s.Broker.Addr() }
 
+// client returns a franz-go client of the worker's broker that may
+// auto-create topics, closed with the test.
+func (w *testWorker) client() *kgo.Client {
+	w.t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(w.bootstrap()), kgo.AllowAutoTopicCreation())
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	w.t.Cleanup(cl.Close)
+	return cl
+}
+
 func (w *testWorker) state(name string) string {
 	code, body := w.do("GET", "/connectors/"+name+"/status", "")
 	if code != 200 {

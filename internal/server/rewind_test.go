@@ -78,11 +78,7 @@ func (t *rewindSinkTask) Put(records []connect.SinkRecord) error {
 func TestSinkRewindDuringPut(t *testing.T) {
 	dir := t.TempDir()
 	w := startWorker(t, dir, stringConverters)
-	cl, err := kgo.NewClient(kgo.SeedBrokers(w.bootstrap()), kgo.AllowAutoTopicCreation())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
+	cl := w.client()
 	const n = 10000
 	for i := range n {
 		cl.Produce(context.Background(), &kgo.Record{Topic: "rewind", Partition: 0, Value: []byte(strconv.Itoa(i))}, nil)

@@ -38,11 +38,7 @@ func TestConvertersPerWorkerAndPerConnector(t *testing.T) {
 func TestSinkRegexAndGroupOverride(t *testing.T) {
 	dir := t.TempDir()
 	w := startWorker(t, dir, stringConverters)
-	cl, err := kgo.NewClient(kgo.SeedBrokers(w.bootstrap()), kgo.AllowAutoTopicCreation())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
+	cl := w.client()
 	ctx := context.Background()
 	for _, topic := range []string{"orders.eu", "orders.us", "other"} {
 		if err := cl.ProduceSync(ctx, &kgo.Record{Topic: topic, Value: []byte(topic)}).FirstErr(); err != nil {
@@ -85,11 +81,7 @@ func TestSinkRegexAndGroupOverride(t *testing.T) {
 func TestFailedTaskAndOnlyFailedRestart(t *testing.T) {
 	dir := t.TempDir()
 	w := startWorker(t, dir, stringConverters)
-	cl, err := kgo.NewClient(kgo.SeedBrokers(w.bootstrap()), kgo.AllowAutoTopicCreation())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
+	cl := w.client()
 	if err := cl.ProduceSync(context.Background(), &kgo.Record{Topic: "plain", Value: []byte("not json")}).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
@@ -124,11 +116,7 @@ func TestSinkCommitsWhenCaughtUp(t *testing.T) {
 		extra[k] = v
 	}
 	w := startWorker(t, dir, extra)
-	cl, err := kgo.NewClient(kgo.SeedBrokers(w.bootstrap()), kgo.AllowAutoTopicCreation())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
+	cl := w.client()
 	produce := func(values ...string) {
 		for _, v := range values {
 			if err := cl.ProduceSync(context.Background(), &kgo.Record{Topic: "burst", Value: []byte(v)}).FirstErr(); err != nil {
