@@ -2,6 +2,7 @@ package connect
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -62,11 +63,17 @@ func TestStructValidation(t *testing.T) {
 	if err := v.Set("id", "not a number"); err == nil {
 		t.Fatal("a string was accepted for an INT64 field")
 	}
+	if err := v.SetAt(1, 3); err == nil || !strings.Contains(err.Error(), "note") {
+		t.Fatalf("SetAt(1, an int) on a STRING field: %v", err)
+	}
 	v.Put("id", int64(7))
 	if err := v.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if v.String() != "Struct{id=7}" {
+	if err := v.SetAt(1, "fragile"); err != nil || v.Get("note") != "fragile" {
+		t.Fatalf("SetAt(1, fragile): %v, note = %v", err, v.Get("note"))
+	}
+	if v.String() != "Struct{id=7,note=fragile}" {
 		t.Fatalf("String() = %s", v.String())
 	}
 }

@@ -51,6 +51,17 @@ func (s *Struct) Set(field string, value any) error {
 	return nil
 }
 
+// SetAt is Set for the field at index i, for code that walks the schema's
+// fields in order and needs no lookup by name.
+func (s *Struct) SetAt(i int, value any) error {
+	f := &s.schema.Fields[i]
+	if err := ValidateValue(f.Schema, value); err != nil {
+		return fmt.Errorf("invalid value for field %s: %w", f.Name, err)
+	}
+	s.values[i] = value
+	return nil
+}
+
 // Get returns a field's value, or the field's default when unset.
 func (s *Struct) Get(field string) any {
 	f := s.schema.Field(field)

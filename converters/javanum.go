@@ -193,6 +193,24 @@ func bigDecimalString(unscaled *big.Int, scale int32) string {
 
 // twosComplement is BigInteger.toByteArray(): the shortest big-endian
 // two's-complement encoding, at least one byte long.
+// int64TwosComplement appends what twosComplement gives for v, without
+// a big.Int: the shortest big-endian two's complement, as
+// BigInteger.toByteArray writes it.
+func int64TwosComplement(dst []byte, v int64) []byte {
+	n := 8
+	for n > 1 {
+		top, next := byte(v>>(8*(n-1))), byte(v>>(8*(n-2)))
+		if !(top == 0 && next&0x80 == 0 || top == 0xFF && next&0x80 != 0) {
+			break
+		}
+		n--
+	}
+	for k := n - 1; k >= 0; k-- {
+		dst = append(dst, byte(v>>(8*k)))
+	}
+	return dst
+}
+
 func twosComplement(i *big.Int) []byte {
 	if i.Sign() >= 0 {
 		b := i.Bytes()

@@ -1,6 +1,12 @@
 package converters
 
-import "testing"
+import (
+	"math/big"
+	"testing"
+	"time"
+
+	"github.com/connectd/connectd/connect"
+)
 
 // A JDBC-like record in the envelope: the schema is most of its bytes.
 const benchEnvelope = `{"schema":{"type":"struct","fields":[{"type":"int64","optional":false,"field":"id"},` +
@@ -20,5 +26,25 @@ func BenchmarkJSONToConnectEnvelope(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// A JDBC source row without the envelope (schemas.enable=false), as the
+// JDBC source figure writes it.
+func BenchmarkJSONFromConnectStruct(b *testing.B) {
+	s := connect.StructSchema("orders",
+		connect.Field{Name: "id", Schema: connect.Int64Schema},
+		connect.Field{Name: "customer", Schema: connect.StringSchema},
+		connect.Field{Name: "amount", Schema: connect.DecimalSchema(2)},
+		connect.Field{Name: "updated_at", Schema: connect.TimestampSchema()})
+	v := connect.NewStruct(s).Put("id", int64(123456)).Put("customer", "customer-456").
+		Put("amount", &connect.Decimal{Unscaled: big.NewInt(123456), Scale: 2}).
+		Put("updated_at", time.UnixMilli(1700000000123).UTC())
+	c := newJSON(b, map[string]string{"schemas.enable": "false"})
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.FromConnectData("t", s, v); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -257,7 +257,7 @@ func (c *JSONConverter) structFrom(s *connect.Schema, member func(i int) (*node,
 		if err != nil {
 			return nil, err
 		}
-		if err := st.Set(f.Name, v); err != nil {
+		if err := st.SetAt(i, v); err != nil {
 			return nil, err
 		}
 	}

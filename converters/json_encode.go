@@ -500,6 +500,10 @@ func (c *JSONConverter) appendDecimal(dst []byte, s *connect.Schema, v any) ([]b
 	if d.Scale != scale {
 		return nil, &decimalError{"BigDecimal has mismatching scale value for given Decimal schema"}
 	}
+	if d.Unscaled.IsInt64() {
+		var b [8]byte
+		return appendBase64(dst, int64TwosComplement(b[:0], d.Unscaled.Int64())), nil
+	}
 	return appendBase64(dst, twosComplement(d.Unscaled)), nil
 }
 

@@ -552,9 +552,26 @@ func TestTwosComplement(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Errorf("twosComplement(%d) = % X, want % X", n, got, want)
 		}
+		if got := int64TwosComplement(nil, n); !bytes.Equal(got, want) {
+			t.Errorf("int64TwosComplement(%d) = % X, want % X", n, got, want)
+		}
 		back, err := fromTwosComplement(got)
 		if err != nil || back.Int64() != n {
 			t.Errorf("fromTwosComplement(% X) = %v, %v; want %d", got, back, err, n)
+		}
+	}
+}
+
+// The int64 shortcut agrees with the big.Int path around every byte
+// boundary.
+func TestInt64TwosComplementBoundaries(t *testing.T) {
+	for shift := range 64 {
+		for _, d := range []int64{-2, -1, 0, 1} {
+			for _, n := range []int64{int64(1)<<shift + d, -(int64(1) << shift) + d} {
+				if got, want := int64TwosComplement(nil, n), twosComplement(big.NewInt(n)); !bytes.Equal(got, want) {
+					t.Errorf("int64TwosComplement(%d) = % X, want % X", n, got, want)
+				}
+			}
 		}
 	}
 }

@@ -597,7 +597,7 @@ func (t *SourceTask) row(q *srcQuerier) (r srcRow, ok bool, err error) {
 	st := connect.NewStruct(q.m.schema)
 	for i := range q.m.fields {
 		if v := q.vals[i]; v != nil {
-			if err := st.Set(q.m.fields[i].name, v); err != nil {
+			if err := st.SetAt(i, v); err != nil {
 				return r, false, &srcValueError{field: q.m.fields[i].name, err: err}
 			}
 		}
