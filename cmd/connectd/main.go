@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/connectd/connectd/internal/embedded"
@@ -28,9 +30,28 @@ func main() {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(gcPercent)
 	}
+	// The higher target lets the heap grow further; in a container with
+	// a memory limit, the collector works harder near it rather than the
+	// process being killed.
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+		if limit, ok := cgroupMemoryLimit("/sys/fs/cgroup/memory.max"); ok {
+			debug.SetMemoryLimit(limit / 10 * 9)
+		}
+	}
 	if err := root().Execute(); err != nil {
 		os.Exit(1)
 	}
+}
+
+// cgroupMemoryLimit reads a cgroup v2 memory.max file: a number of bytes,
+// or "max" for no limit.
+func cgroupMemoryLimit(path string) (int64, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	return n, err == nil && n > 0
 }
 
 func root() *cobra.Command {
