@@ -206,8 +206,11 @@ func (s *sourceTask) send(recs []*connect.SourceRecord) error {
 		batch.outstanding.Add(-1)
 	}
 	krs := make([]kgo.Record, len(recs))
+	// Records without a timestamp get the batch's: franz-go would read
+	// the clock for each.
+	now := time.Now()
 	for i, rec := range recs {
-		if err := s.toKafka(rec, &krs[i]); err != nil {
+		if err := s.toKafka(rec, &krs[i], now); err != nil {
 			return err
 		}
 		s.noteTopic(rec.Topic)
@@ -249,7 +252,7 @@ func (s *sourceTask) noteTopic(topic string) {
 	}
 }
 
-func (s *sourceTask) toKafka(rec *connect.SourceRecord, kr *kgo.Record) error {
+func (s *sourceTask) toKafka(rec *connect.SourceRecord, kr *kgo.Record, now time.Time) error {
 	if rec.Topic == "" {
 		return errors.New("source record has no topic")
 	}
@@ -262,6 +265,9 @@ func (s *sourceTask) toKafka(rec *connect.SourceRecord, kr *kgo.Record) error {
 		return fmt.Errorf("converting the value of a record for topic %s: %w", rec.Topic, err)
 	}
 	kr.Topic, kr.Key, kr.Value, kr.Timestamp = rec.Topic, key, value, rec.Timestamp
+	if kr.Timestamp.IsZero() {
+		kr.Timestamp = now
+	}
 	if rec.Partition != nil {
 		kr.Partition = *rec.Partition
 		kr.Context = explicitPartition
