@@ -239,7 +239,7 @@ func (k *ConfigKey) validate(v any) (any, error) {
 var commaWithSpace = regexp.MustCompile(`\s*,\s*`)
 
 // ParseValue parses the text of a config value as Kafka's ConfigDef does
-// for its type.
+// for its type: trimmed, but named as written in errors.
 func ParseValue(name string, t ConfigType, raw string) (any, error) {
 	s := strings.TrimSpace(raw)
 	switch t {
@@ -250,7 +250,7 @@ func ParseValue(name string, t ConfigType, raw string) (any, error) {
 		case "false":
 			return false, nil
 		}
-		return nil, invalid(name, s, "Expected value to be either true or false")
+		return nil, invalid(name, raw, "Expected value to be either true or false")
 	case ConfigString, ConfigClass:
 		return s, nil
 	case ConfigPassword:
@@ -258,25 +258,25 @@ func ParseValue(name string, t ConfigType, raw string) (any, error) {
 	case ConfigInt:
 		i, err := strconv.ParseInt(s, 10, 32)
 		if err != nil {
-			return nil, invalid(name, s, "Not a number of type INT")
+			return nil, invalid(name, raw, "Not a number of type INT")
 		}
 		return int32(i), nil
 	case ConfigShort:
 		i, err := strconv.ParseInt(s, 10, 16)
 		if err != nil {
-			return nil, invalid(name, s, "Not a number of type SHORT")
+			return nil, invalid(name, raw, "Not a number of type SHORT")
 		}
 		return int16(i), nil
 	case ConfigLong:
 		i, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
-			return nil, invalid(name, s, "Not a number of type LONG")
+			return nil, invalid(name, raw, "Not a number of type LONG")
 		}
 		return i, nil
 	case ConfigDouble:
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil || math.IsNaN(f) {
-			return nil, invalid(name, s, "Not a number of type DOUBLE")
+			return nil, invalid(name, raw, "Not a number of type DOUBLE")
 		}
 		return f, nil
 	case ConfigList:

@@ -3,7 +3,6 @@ package converters
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -77,56 +76,32 @@ type JSONConverter struct {
 	keepNulls       bool // !replace.null.with.default
 }
 
+// jsonConfig is Kafka's JsonConverterConfig.
+var jsonConfig = connect.NewConfigDef().
+	Define(connect.ConfigKey{Name: SchemasEnableConfig, Type: connect.ConfigBoolean, Default: true}).
+	Define(connect.ConfigKey{Name: SchemasCacheSizeConfig, Type: connect.ConfigInt, Default: int32(defaultSchemasCacheSize)}).
+	Define(connect.ConfigKey{Name: DecimalFormatConfig, Type: connect.ConfigString, Default: "BASE64",
+		Validator: connect.OneOfIgnoreCase("BASE64", "NUMERIC")}).
+	Define(connect.ConfigKey{Name: ReplaceNullWithDefaultConfig, Type: connect.ConfigBoolean, Default: true})
+
 // Configure reads the converter's settings. Unknown keys are ignored, as
 // Kafka ignores them.
 func (c *JSONConverter) Configure(config map[string]string, isKey bool) error {
-	enabled, err := boolConfig(config, SchemasEnableConfig, true)
+	pc, err := jsonConfig.Parse(config)
 	if err != nil {
 		return err
 	}
-	replace, err := boolConfig(config, ReplaceNullWithDefaultConfig, true)
-	if err != nil {
-		return err
+	enabled := pc.Bool(SchemasEnableConfig)
+	*c = JSONConverter{
+		schemaless:      !enabled,
+		numericDecimals: strings.EqualFold(pc.String(DecimalFormatConfig), "NUMERIC"),
+		keepNulls:       !pc.Bool(ReplaceNullWithDefaultConfig),
+		lastLen:         new(atomic.Int64),
 	}
-	cacheSize := defaultSchemasCacheSize
-	if v, ok := config[SchemasCacheSizeConfig]; ok {
-		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
-		if err != nil {
-			return fmt.Errorf("Invalid value %s for configuration %s: Not a number of type INT", v, SchemasCacheSizeConfig)
-		}
-		cacheSize = int(n)
-	}
-	numeric := false
-	if v, ok := config[DecimalFormatConfig]; ok {
-		switch strings.ToUpper(strings.TrimSpace(v)) {
-		case "BASE64":
-		case "NUMERIC":
-			numeric = true
-		default:
-			return fmt.Errorf("Invalid value %s for configuration %s: String must be one of (case insensitive): BASE64, NUMERIC", v, DecimalFormatConfig)
-		}
-	}
-	*c = JSONConverter{schemaless: !enabled, numericDecimals: numeric, keepNulls: !replace, lastLen: new(atomic.Int64)}
 	if enabled {
-		c.schemas = newSchemaCache(cacheSize)
+		c.schemas = newSchemaCache(pc.Int(SchemasCacheSizeConfig))
 	}
 	return nil
-}
-
-// boolConfig parses a BOOLEAN config as Kafka's ConfigDef does: trimmed,
-// case-insensitive true or false.
-func boolConfig(config map[string]string, key string, def bool) (bool, error) {
-	v, ok := config[key]
-	if !ok {
-		return def, nil
-	}
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "true":
-		return true, nil
-	case "false":
-		return false, nil
-	}
-	return false, fmt.Errorf("Invalid value %s for configuration %s: Expected value to be either true or false", v, key)
 }
 
 // FromConnectData serializes a value. A nil schema with a nil value is a

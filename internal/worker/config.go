@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/connectd/connectd/connect"
 )
 
 // Config is the worker configuration, from Kafka Connect's worker keys.
@@ -136,13 +138,11 @@ func boolProp(p map[string]string, k string, def bool) (bool, error) {
 	if !ok {
 		return def, nil
 	}
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "true":
-		return true, nil
-	case "false":
-		return false, nil
+	b, err := connect.ParseValue(k, connect.ConfigBoolean, v)
+	if err != nil {
+		return false, err
 	}
-	return false, fmt.Errorf("Invalid value %s for configuration %s: Expected value to be either true or false", v, k)
+	return b.(bool), nil
 }
 
 // WithPrefix returns the properties under prefix, with it removed.
