@@ -19,15 +19,7 @@ func NewStruct(schema *Schema) *Struct {
 	}
 	// A small struct and its values are one allocation: sources and
 	// converters make one struct per record.
-	switch n := len(schema.Fields); {
-	case n <= 4:
-		b := new(struct {
-			s Struct
-			v [4]any
-		})
-		b.s = Struct{schema: schema, values: b.v[:n:n]}
-		return &b.s
-	case n <= 8:
+	if n := len(schema.Fields); n <= 8 {
 		b := new(struct {
 			s Struct
 			v [8]any
