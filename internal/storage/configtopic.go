@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"maps"
 	"slices"
 	"sync"
@@ -93,9 +92,8 @@ func (s ConfigState) Contains(name string) bool {
 // workers on the same topic. It is safe for concurrent use; like Kafka's
 // store it expects a single writer (the leader) for task configs.
 type ConfigTopic struct {
-	log      *KafkaLog
+	topicStore
 	listener ConfigListener
-	logger   *slog.Logger
 	topic    string
 
 	mu      sync.Mutex
@@ -117,9 +115,6 @@ type ConfigTopic struct {
 // NewConfigTopic creates the store. cfg.OnRecord and cfg.OnCaughtUp must be
 // nil (the store sets them); listener may be nil.
 func NewConfigTopic(cfg KafkaLogConfig, listener ConfigListener) (*ConfigTopic, error) {
-	if cfg.OnRecord != nil || cfg.OnCaughtUp != nil {
-		return nil, errors.New("storage: NewConfigTopic sets OnRecord and OnCaughtUp itself")
-	}
 	c := &ConfigTopic{
 		listener:     listener,
 		topic:        cfg.Topic,
@@ -134,23 +129,11 @@ func NewConfigTopic(cfg KafkaLogConfig, listener ConfigListener) (*ConfigTopic, 
 		countRecords: map[string]int{},
 		pendingFence: map[string]bool{},
 	}
-	c.logger = cfg.Logger
-	if c.logger == nil {
-		c.logger = slog.Default()
-	}
-	c.logger = c.logger.With("topic", cfg.Topic)
-	cfg.OnRecord = c.onRecord
-	cfg.OnCaughtUp = c.onCaughtUp
-	l, err := NewKafkaLog(cfg)
-	if err != nil {
+	if err := c.open(cfg, c.onRecord, c.onCaughtUp); err != nil {
 		return nil, err
 	}
-	c.log = l
 	return c, nil
 }
-
-// Log returns the underlying KafkaLog.
-func (c *ConfigTopic) Log() *KafkaLog { return c.log }
 
 // Start reads the whole topic and then checks that it has a single
 // partition (a *TopicSettingsError with Kafka's message otherwise). On
@@ -169,9 +152,6 @@ func (c *ConfigTopic) Start(ctx context.Context) error {
 func (c *ConfigTopic) Refresh(ctx context.Context) error {
 	return c.log.ReadToEnd(ctx)
 }
-
-// Close stops the store.
-func (c *ConfigTopic) Close() { c.log.Close() }
 
 // Snapshot returns a deep copy of the current state.
 func (c *ConfigTopic) Snapshot() ConfigState {

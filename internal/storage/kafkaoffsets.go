@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"maps"
 	"slices"
 	"sync"
@@ -26,8 +25,7 @@ import (
 // partition; partitions never seen get EncodeOffsetKey's Java HashMap
 // order. It is safe for concurrent use.
 type KafkaOffsetStore struct {
-	log    *KafkaLog
-	logger *slog.Logger
+	topicStore
 
 	mu    sync.Mutex
 	raw   map[string][]byte // key bytes → value bytes, as on the topic
@@ -59,35 +57,12 @@ func (e *kafkaOffsetEntry) current() offsetVariant { return e.live[len(e.live)-1
 // NewKafkaOffsetStore creates the store. cfg.OnRecord and cfg.OnCaughtUp
 // must be nil.
 func NewKafkaOffsetStore(cfg KafkaLogConfig) (*KafkaOffsetStore, error) {
-	if cfg.OnRecord != nil || cfg.OnCaughtUp != nil {
-		return nil, errors.New("storage: NewKafkaOffsetStore sets OnRecord itself")
-	}
 	s := &KafkaOffsetStore{raw: map[string][]byte{}, conns: map[string]*kafkaConnOffsets{}}
-	s.logger = cfg.Logger
-	if s.logger == nil {
-		s.logger = slog.Default()
-	}
-	s.logger = s.logger.With("topic", cfg.Topic)
-	cfg.OnRecord = s.onRecord
-	l, err := NewKafkaLog(cfg)
-	if err != nil {
+	if err := s.open(cfg, s.onRecord, nil); err != nil {
 		return nil, err
 	}
-	s.log = l
 	return s, nil
 }
-
-// Log returns the underlying KafkaLog.
-func (s *KafkaOffsetStore) Log() *KafkaLog { return s.log }
-
-// Start reads the whole topic.
-func (s *KafkaOffsetStore) Start(ctx context.Context) error { return s.log.Start(ctx) }
-
-// ReadToEnd reads the topic to its current end.
-func (s *KafkaOffsetStore) ReadToEnd(ctx context.Context) error { return s.log.ReadToEnd(ctx) }
-
-// Close stops the store.
-func (s *KafkaOffsetStore) Close() { s.log.Close() }
 
 // Get returns a copy of the partition's offset, matched by canonical form.
 func (s *KafkaOffsetStore) Get(connector string, partition map[string]any) (map[string]any, bool) {

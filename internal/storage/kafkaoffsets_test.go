@@ -294,7 +294,7 @@ func TestKafkaOffsetStorePutValidates(t *testing.T) {
 // connectors must not pay for it. This feeds records straight to the
 // store's reader; the Kafka path is covered above.
 func TestKafkaOffsetStoreManyPartitions(t *testing.T) {
-	s := &KafkaOffsetStore{raw: map[string][]byte{}, conns: map[string]*kafkaConnOffsets{}, logger: discardLogger()}
+	s := &KafkaOffsetStore{raw: map[string][]byte{}, conns: map[string]*kafkaConnOffsets{}, topicStore: topicStore{logger: discardLogger()}}
 	const n = 100_000
 	for i := range n {
 		s.onRecord(&kgo.Record{Key: fmt.Appendf(nil, `["big",{"file":"f%06d"}]`, i), Value: fmt.Appendf(nil, `{"position":%d}`, i)})
@@ -352,7 +352,7 @@ func mustRaw(t *testing.T, s *KafkaOffsetStore, key string) []byte {
 }
 
 func BenchmarkKafkaOffsetStoreOffsets100k(b *testing.B) {
-	s := &KafkaOffsetStore{raw: map[string][]byte{}, conns: map[string]*kafkaConnOffsets{}, logger: discardLogger()}
+	s := &KafkaOffsetStore{raw: map[string][]byte{}, conns: map[string]*kafkaConnOffsets{}, topicStore: topicStore{logger: discardLogger()}}
 	for i := range 100_000 {
 		s.onRecord(&kgo.Record{Key: fmt.Appendf(nil, `["big",{"file":"f%06d"}]`, i), Value: fmt.Appendf(nil, `{"position":%d}`, i)})
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"maps"
 	"slices"
 	"sort"
@@ -24,8 +23,7 @@ import (
 // underneath, which keeps writes to a key in order, so a retried old
 // status can never land after a newer one.
 type StatusTopic struct {
-	log    *KafkaLog
-	logger *slog.Logger
+	topicStore
 
 	mu         sync.Mutex
 	connectors map[string]StatusRecord
@@ -36,39 +34,16 @@ type StatusTopic struct {
 // NewStatusTopic creates the store. cfg.OnRecord and cfg.OnCaughtUp must
 // be nil.
 func NewStatusTopic(cfg KafkaLogConfig) (*StatusTopic, error) {
-	if cfg.OnRecord != nil || cfg.OnCaughtUp != nil {
-		return nil, errors.New("storage: NewStatusTopic sets OnRecord itself")
-	}
 	s := &StatusTopic{
 		connectors: map[string]StatusRecord{},
 		tasks:      map[string]map[int]StatusRecord{},
 		topics:     map[string]map[string]TopicStatus{},
 	}
-	s.logger = cfg.Logger
-	if s.logger == nil {
-		s.logger = slog.Default()
-	}
-	s.logger = s.logger.With("topic", cfg.Topic)
-	cfg.OnRecord = s.onRecord
-	l, err := NewKafkaLog(cfg)
-	if err != nil {
+	if err := s.open(cfg, s.onRecord, nil); err != nil {
 		return nil, err
 	}
-	s.log = l
 	return s, nil
 }
-
-// Log returns the underlying KafkaLog.
-func (s *StatusTopic) Log() *KafkaLog { return s.log }
-
-// Start reads the whole topic.
-func (s *StatusTopic) Start(ctx context.Context) error { return s.log.Start(ctx) }
-
-// ReadToEnd reads the topic to its current end.
-func (s *StatusTopic) ReadToEnd(ctx context.Context) error { return s.log.ReadToEnd(ctx) }
-
-// Close stops the store.
-func (s *StatusTopic) Close() { s.log.Close() }
 
 // Put writes a status unconditionally and waits for the acknowledgement.
 // State DESTROYED writes a tombstone.
