@@ -247,30 +247,10 @@ func fromTwosComplement(b []byte) (*big.Int, error) {
 
 // javaDoubleString is Double.toString(f).
 func javaDoubleString(f float64) string {
-	if s, ok := nonFinite(f); ok {
-		return s
-	}
-	return string(javajson.AppendDouble(nil, f))
+	return string(javajson.AppendDoubleString(nil, f))
 }
 
 // javaFloatString is Float.toString(f).
 func javaFloatString(f float32) string {
-	if s, ok := nonFinite(float64(f)); ok {
-		return s
-	}
-	return string(javajson.AppendFloat(nil, f))
-}
-
-// nonFinite spells NaN and the infinities as Java's toString does;
-// javajson quotes them, as Jackson writes them into JSON.
-func nonFinite(f float64) (string, bool) {
-	switch {
-	case math.IsNaN(f):
-		return "NaN", true
-	case math.IsInf(f, 1):
-		return "Infinity", true
-	case math.IsInf(f, -1):
-		return "-Infinity", true
-	}
-	return "", false
+	return string(javajson.AppendFloatString(nil, f))
 }

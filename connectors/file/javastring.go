@@ -2,7 +2,6 @@ package file
 
 import (
 	"fmt"
-	"math"
 	"reflect"
 	"sort"
 	"strconv"
@@ -48,15 +47,9 @@ func appendJavaString(dst []byte, v any) []byte {
 	case uint64:
 		return strconv.AppendUint(dst, x, 10)
 	case float32:
-		if s, ok := javaNonFinite(float64(x)); ok {
-			return append(dst, s...)
-		}
-		return javajson.AppendFloat(dst, x)
+		return javajson.AppendFloatString(dst, x)
 	case float64:
-		if s, ok := javaNonFinite(x); ok {
-			return append(dst, s...)
-		}
-		return javajson.AppendDouble(dst, x)
+		return javajson.AppendDoubleString(dst, x)
 	case *connect.Struct:
 		if x == nil {
 			return append(dst, "null"...)
@@ -154,17 +147,4 @@ func appendReflect(dst []byte, v any) []byte {
 		}
 	}
 	return fmt.Append(dst, v)
-}
-
-// javaNonFinite is Double.toString for NaN and the infinities.
-func javaNonFinite(f float64) (string, bool) {
-	switch {
-	case math.IsNaN(f):
-		return "NaN", true
-	case math.IsInf(f, 1):
-		return "Infinity", true
-	case math.IsInf(f, -1):
-		return "-Infinity", true
-	}
-	return "", false
 }

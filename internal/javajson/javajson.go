@@ -151,26 +151,46 @@ func AppendString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-// AppendDouble appends f in Java's Double.toString form ("1.0", "1.5E10",
-// "1.0E-5"), which is what Jackson writes for a double.
+// AppendDouble appends f as Jackson writes a double: in Java's
+// Double.toString form ("1.0", "1.5E10", "1.0E-5"), NaN and the
+// infinities quoted.
 func AppendDouble(dst []byte, f float64) []byte {
+	return appendJSONFloat(dst, f, 64)
+}
+
+// AppendFloat appends f as Jackson writes a float (Float.toString).
+func AppendFloat(dst []byte, f float32) []byte {
+	return appendJSONFloat(dst, float64(f), 32)
+}
+
+// AppendDoubleString appends Double.toString(f), NaN and the infinities
+// as Java spells them, unquoted.
+func AppendDoubleString(dst []byte, f float64) []byte {
 	return appendJavaFloat(dst, f, 64)
 }
 
-// AppendFloat appends f in Java's Float.toString form.
-func AppendFloat(dst []byte, f float32) []byte {
+// AppendFloatString appends Float.toString(f).
+func AppendFloatString(dst []byte, f float32) []byte {
 	return appendJavaFloat(dst, float64(f), 32)
+}
+
+func appendJSONFloat(dst []byte, f float64, bits int) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		// Jackson quotes non-numeric numbers by default.
+		dst = append(dst, '"')
+		return append(appendJavaFloat(dst, f, bits), '"')
+	}
+	return appendJavaFloat(dst, f, bits)
 }
 
 func appendJavaFloat(dst []byte, f float64, bits int) []byte {
 	switch {
 	case math.IsNaN(f):
-		// Jackson quotes non-numeric numbers by default.
-		return append(dst, `"NaN"`...)
+		return append(dst, "NaN"...)
 	case math.IsInf(f, 1):
-		return append(dst, `"Infinity"`...)
+		return append(dst, "Infinity"...)
 	case math.IsInf(f, -1):
-		return append(dst, `"-Infinity"`...)
+		return append(dst, "-Infinity"...)
 	case f == 0:
 		if math.Signbit(f) {
 			return append(dst, "-0.0"...)
