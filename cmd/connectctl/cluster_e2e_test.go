@@ -2,25 +2,23 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/connectd/connectd/internal/embedded"
 	"github.com/connectd/connectd/internal/logging"
 	"github.com/connectd/connectd/internal/server"
+	"github.com/connectd/connectd/internal/servertest"
 )
 
 // connectCluster is n distributed workers in-process on their own
@@ -77,39 +75,6 @@ func startConnectCluster(t *testing.T, n int) *connectCluster {
 		})
 	}
 	return c
-}
-
-// pgSchema gives the test its own schema in the machine's PostgreSQL
-// (database test, trust auth), or skips when it is unreachable (fails
-// under CI=true).
-func pgSchema(t *testing.T) (*sql.DB, string) {
-	t.Helper()
-	db, err := sql.Open("pgx", "postgres://postgres@127.0.0.1:5432/test")
-	if err == nil {
-		err = db.Ping()
-	}
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("PostgreSQL is unreachable under CI: %v", err)
-		}
-		t.Skipf("PostgreSQL is unreachable: %v", err)
-	}
-	schema := fmt.Sprintf("ctl_e2e_%d_%d", os.Getpid(), time.Now().UnixNano()%1e9)
-	if _, err := db.Exec("CREATE SCHEMA " + schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		db.Exec("DROP SCHEMA " + schema + " CASCADE")
-		db.Close()
-	})
-	return db, schema
-}
-
-func mustExec(t *testing.T, db *sql.DB, q string, args ...any) {
-	t.Helper()
-	if _, err := db.Exec(q, args...); err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
 }
 
 // topicIDs reads a topic from its start to its end (as the broker lists
@@ -173,9 +138,9 @@ func idRange(from, to int64) []int64 {
 // on exactly at the row after the old one's last.
 func TestCopyMigratesJdbcSourceToCluster(t *testing.T) {
 	t.Parallel()
-	db, schema := pgSchema(t)
-	mustExec(t, db, "CREATE TABLE "+schema+".orders (id INT PRIMARY KEY, customer TEXT NOT NULL)")
-	mustExec(t, db, "INSERT INTO "+schema+".orders (id, customer) SELECT g, 'c' || g FROM generate_series(1, 300) g")
+	db, schema := servertest.PGSchema(t, "ctl_e2e")
+	servertest.MustExec(t, db, "CREATE TABLE "+schema+".orders (id INT PRIMARY KEY, customer TEXT NOT NULL)")
+	servertest.MustExec(t, db, "INSERT INTO "+schema+".orders (id, customer) SELECT g, 'c' || g FROM generate_series(1, 300) g")
 
 	old := standalone(t, t.TempDir(), nil)
 	neu := startConnectCluster(t, 2)
@@ -210,7 +175,7 @@ func TestCopyMigratesJdbcSourceToCluster(t *testing.T) {
 		t.Errorf("stop:\n%s", r)
 	}
 	eventually(t, "the old connector stopped", func() bool { return state(oldC, "orders") == "STOPPED" })
-	mustExec(t, db, "INSERT INTO "+schema+".orders (id, customer) SELECT g, 'c' || g FROM generate_series(301, 350) g")
+	servertest.MustExec(t, db, "INSERT INTO "+schema+".orders (id, customer) SELECT g, 'c' || g FROM generate_series(301, 350) g")
 
 	r := c.ok("connectors", "copy", "orders", "--from", oldURL, "--to", newURL, "--resume", "--yes")
 	if want := "copied orders (source, 1 offset) from " + oldURL + " to " + newURL + ": resumed\n"; r.stdout != want {

@@ -2,51 +2,15 @@ package server
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
-	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib"
+	"github.com/connectd/connectd/internal/servertest"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
-
-// pgSchema gives the test its own schema in the machine's PostgreSQL
-// (database test, trust auth), or skips when it is unreachable (fails
-// under CI=true).
-func pgSchema(t *testing.T) (*sql.DB, string) {
-	t.Helper()
-	db, err := sql.Open("pgx", "postgres://postgres@127.0.0.1:5432/test")
-	if err == nil {
-		err = db.Ping()
-	}
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("PostgreSQL is unreachable under CI: %v", err)
-		}
-		t.Skipf("PostgreSQL is unreachable: %v", err)
-	}
-	schema := fmt.Sprintf("e2e_%d_%d", os.Getpid(), time.Now().UnixNano()%1e9)
-	if _, err := db.Exec("CREATE SCHEMA " + schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		db.Exec("DROP SCHEMA " + schema + " CASCADE")
-		db.Close()
-	})
-	return db, schema
-}
-
-func mustExec(t *testing.T, db *sql.DB, q string, args ...any) {
-	t.Helper()
-	if _, err := db.Exec(q, args...); err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-}
 
 // ids reads the id field of every record value in a topic (values written
 // by the JsonConverter without schemas), once at least n are there.
@@ -67,10 +31,10 @@ func ids(t *testing.T, bootstrap, topic string, n int) []int64 {
 // table, see incrementing 1042 in the offsets, go back to 500 and get rows
 // 501 to 1042 again, then skip a poison row by moving past it.
 func TestSeedJdbcSourceFlows(t *testing.T) {
-	db, schema := pgSchema(t)
-	mustExec(t, db, "CREATE TABLE "+schema+".orders (id SERIAL PRIMARY KEY, customer TEXT NOT NULL, updated_at TIMESTAMP NOT NULL)")
+	db, schema := servertest.PGSchema(t, "e2e")
+	servertest.MustExec(t, db, "CREATE TABLE "+schema+".orders (id SERIAL PRIMARY KEY, customer TEXT NOT NULL, updated_at TIMESTAMP NOT NULL)")
 	const ts = "2024-07-10 14:30:00" // 1720621800000 ms
-	mustExec(t, db, "INSERT INTO "+schema+".orders (customer, updated_at) SELECT 'c' || g, '"+ts+"' FROM generate_series(1, 1042) g")
+	servertest.MustExec(t, db, "INSERT INTO "+schema+".orders (customer, updated_at) SELECT 'c' || g, '"+ts+"' FROM generate_series(1, 1042) g")
 	w := startWorker(t, t.TempDir(), map[string]string{
 		"value.converter":                "org.apache.kafka.connect.json.JsonConverter",
 		"value.converter.schemas.enable": "false",
@@ -116,7 +80,7 @@ func TestSeedJdbcSourceFlows(t *testing.T) {
 		t.Fatalf("after PATCH 500: %d rows from %d to %d", len(again), again[0], again[len(again)-1])
 	}
 	// New rows follow.
-	mustExec(t, db, "INSERT INTO "+schema+".orders (customer, updated_at) VALUES ('new', '2024-07-10 14:31:00')")
+	servertest.MustExec(t, db, "INSERT INTO "+schema+".orders (customer, updated_at) VALUES ('new', '2024-07-10 14:31:00')")
 	got = ids(t, w.bootstrap(), "pg-orders", 1042+542+1)
 	if got[len(got)-1] != 1043 {
 		t.Fatalf("the new row did not follow: %v", got[len(got)-3:])
@@ -128,7 +92,7 @@ func TestSeedJdbcSourceFlows(t *testing.T) {
 		return strings.Contains(body, `"incrementing":1043`)
 	})
 	w.must(204, "PUT", "/connectors/orders-source/stop", "")
-	mustExec(t, db, "INSERT INTO "+schema+".orders (customer, updated_at) VALUES ('poison', '2024-07-10 14:32:00'), ('fine', '2024-07-10 14:32:00')")
+	servertest.MustExec(t, db, "INSERT INTO "+schema+".orders (customer, updated_at) VALUES ('poison', '2024-07-10 14:32:00'), ('fine', '2024-07-10 14:32:00')")
 	w.must(200, "PATCH", "/connectors/orders-source/offsets", fmt.Sprintf(`{"offsets":[{"partition":%s,"offset":{"incrementing":1044,"timestamp":1720621920000,"timestamp_nanos":0}}]}`, partition))
 	w.must(202, "PUT", "/connectors/orders-source/resume", "")
 	got = ids(t, w.bootstrap(), "pg-orders", 1042+542+2)
@@ -141,7 +105,7 @@ func TestSeedJdbcSourceFlows(t *testing.T) {
 // fix table.name.format, set its offsets to 0 on every partition of the
 // 3-partition topic, resume: the right table holds every row exactly once.
 func TestSeedJdbcSinkWrongTable(t *testing.T) {
-	db, schema := pgSchema(t)
+	db, schema := servertest.PGSchema(t, "e2e")
 	w := startWorker(t, t.TempDir(), map[string]string{
 		"value.converter": "org.apache.kafka.connect.json.JsonConverter",
 	})
