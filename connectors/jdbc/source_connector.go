@@ -78,7 +78,7 @@ func (c *SourceConnector) Start(ctx connect.ConnectorContext, config map[string]
 	c.props, c.cfg, c.d, c.tables = maps.Clone(config), cfg, d, nil
 	c.mu.Unlock()
 	if cfg.query != "" {
-		conn.close()
+		conn.release()
 		return nil
 	}
 	tables, err := c.listTables(conn)
@@ -86,12 +86,15 @@ func (c *SourceConnector) Start(ctx connect.ConnectorContext, config map[string]
 		conn.close()
 		return fmt.Errorf("listing the tables of %s: %w", redact(cfg.url), err)
 	}
+	// The tasks start next: this connection goes to one of them, and
+	// the monitor opens its own at its first listing.
+	conn.release()
 	c.mu.Lock()
 	c.tables = tables
 	c.mu.Unlock()
 	slog.Info("JDBC source: tables to read", "tables", srcFormatTables(d, tables))
 	c.stop, c.done = make(chan struct{}), make(chan struct{})
-	go c.monitor(ctx, conn, c.stop, c.done)
+	go c.monitor(ctx, c.stop, c.done)
 	return nil
 }
 
@@ -108,8 +111,9 @@ func (c *SourceConnector) listTables(conn *srcConn) ([]TableID, error) {
 // monitor lists the tables again every table.poll.interval.ms, as
 // Confluent's TableMonitorThread, and asks for new task configs when they
 // changed. A failed listing is logged and tried again at the next tick.
-func (c *SourceConnector) monitor(ctx connect.ConnectorContext, conn *srcConn, stop, done chan struct{}) {
+func (c *SourceConnector) monitor(ctx connect.ConnectorContext, stop, done chan struct{}) {
 	defer close(done)
+	var conn *srcConn
 	defer func() { conn.close() }()
 	interval := c.cfg.tablePoll
 	if interval <= 0 {
@@ -281,7 +285,7 @@ func (c *SourceConnector) Validate(config map[string]string) map[string][]string
 		errs[srcConnectionURL] = []string{"Could not connect to database. " + err.Error()}
 		return errs
 	}
-	defer conn.close()
+	defer conn.release()
 	if cfg.query != "" {
 		if err := conn.prepare(ctx, cfg.query); err != nil {
 			errs[srcQuery] = []string{"The configured query is not valid and has database/connection errors. Please " +

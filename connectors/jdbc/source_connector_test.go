@@ -1,6 +1,7 @@
 package jdbc
 
 import (
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -197,5 +198,92 @@ func srcWaitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not met before the deadline")
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// srcIdlePIDs are the backend PIDs of the PostgreSQL connections srcIdle
+// holds for db.
+func srcIdlePIDs(db *testDB) []uint32 {
+	key := srcIdleKey(db.URL, db.User, db.Password)
+	srcIdle.mu.Lock()
+	defer srcIdle.mu.Unlock()
+	var pids []uint32
+	for _, e := range srcIdle.idle {
+		if e.c.key == key {
+			pids = append(pids, e.c.pg.PgConn().PID())
+		}
+	}
+	return pids
+}
+
+// Validating a config, starting the connector and starting its task use
+// one PostgreSQL connection, handed from each to the next; what the
+// connection learnt of the tables does not outlive the task that used it;
+// a handed-over connection the server closed meanwhile is replaced.
+func TestSourceHandsConnectionsOver(t *testing.T) {
+	db := postgresDB(t)
+	db.exec(t, "CREATE TABLE items (id INT PRIMARY KEY, label TEXT)")
+	db.exec(t, "INSERT INTO items VALUES (1, 'one')")
+	cfg := srcBaseConfig(db, map[string]string{srcMode: "incrementing", srcIncrementingColumn: "id"})
+	c := &SourceConnector{}
+	if errs := c.Validate(cfg); len(errs) > 0 {
+		t.Fatalf("Validate: %v", errs)
+	}
+	validated := srcIdlePIDs(db)
+	if len(validated) != 1 {
+		t.Fatalf("after Validate, idle connections %v, want 1", validated)
+	}
+	if err := c.Start(&srcConnContext{}, cfg); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Stop()
+	if got := srcIdlePIDs(db); !slices.Equal(got, validated) {
+		t.Fatalf("after Start, idle connections %v, want Validate's %v", got, validated)
+	}
+	tcs, err := c.TaskConfigs(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := &srcTestContext{}
+	task := NewSourceTask()
+	if err := task.Start(ctx, tcs[0]); err != nil {
+		t.Fatal(err)
+	}
+	if pid := task.conn.pg.PgConn().PID(); pid != validated[0] || len(srcIdlePIDs(db)) != 0 {
+		t.Fatalf("the task's connection is backend %d (idle %v), want the handed-over %d", pid, srcIdlePIDs(db), validated[0])
+	}
+	recs := srcPollN(t, task, ctx, 1)
+	if s := srcSchemaString(recs[0].ValueSchema.Field("label").Schema); s != "STRING?" {
+		t.Fatalf("label schema %s, want STRING?", s)
+	}
+	task.Stop()
+
+	// The next task takes the same connection, and sees the column
+	// become NOT NULL.
+	db.exec(t, "ALTER TABLE items ALTER COLUMN label SET NOT NULL")
+	db.exec(t, "INSERT INTO items VALUES (2, 'two')")
+	task = srcStartTask(t, cfg, ctx)
+	if pid := task.conn.pg.PgConn().PID(); pid != validated[0] {
+		t.Fatalf("the second task's connection is backend %d, want %d", pid, validated[0])
+	}
+	recs = srcPollN(t, task, ctx, 1)
+	if s := srcSchemaString(recs[0].ValueSchema.Field("label").Schema); s != "STRING" {
+		t.Fatalf("after SET NOT NULL, label schema %s, want STRING", s)
+	}
+	task.Stop()
+
+	// The server closes the idle connection: the next task gets a new
+	// one that works.
+	if idle := srcIdlePIDs(db); len(idle) != 1 {
+		t.Fatalf("idle connections %v, want 1", idle)
+	}
+	db.exec(t, fmt.Sprintf("SELECT pg_terminate_backend(%d)", validated[0]))
+	db.exec(t, "INSERT INTO items VALUES (3, 'three')")
+	task = srcStartTask(t, cfg, ctx)
+	if pid := task.conn.pg.PgConn().PID(); pid == validated[0] {
+		t.Fatalf("the task got the terminated backend %d", pid)
+	}
+	if got := srcIDs(t, srcPollN(t, task, ctx, 1)); !slices.Equal(got, []int64{3}) {
+		t.Fatalf("ids %v, want [3]", got)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -20,9 +21,10 @@ import (
 // metadata (type modifiers, source columns) and its speed; MySQL, MariaDB
 // and SQLite through database/sql.
 type srcConn struct {
-	d  *Dialect
-	pg *pgx.Conn
-	db *sql.DB
+	d   *Dialect
+	pg  *pgx.Conn
+	db  *sql.DB
+	key string // URL and credentials, for srcIdle
 
 	// mappings caches, per SQL text, the struct mapping of its result.
 	mappings map[string]*srcMapping
@@ -43,11 +45,24 @@ type srcSQLRows struct{ *sql.Rows }
 func (r srcSQLRows) Close() { r.Rows.Close() }
 
 // srcOpen connects once and checks that the database answers. Its error
-// names the URL without password.
+// names the URL without password. A connection released a moment ago
+// with the same URL and credentials is taken instead when it still
+// answers.
 func srcOpen(ctx context.Context, url, user, password string) (*srcConn, error) {
 	d, dsn, err := ParseURL(url, user, password)
 	if err != nil {
 		return nil, err
+	}
+	key := srcIdleKey(url, user, password)
+	for {
+		c := srcIdle.take(key)
+		if c == nil {
+			break
+		}
+		if c.ping(ctx) == nil {
+			return c, nil
+		}
+		c.close()
 	}
 	fail := func(err error) error {
 		msg := err.Error()
@@ -58,7 +73,7 @@ func srcOpen(ctx context.Context, url, user, password string) (*srcConn, error) 
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	c := &srcConn{d: d, mappings: map[string]*srcMapping{}, pgNotNull: map[[2]uint32]bool{}}
+	c := &srcConn{d: d, key: key, mappings: map[string]*srcMapping{}, pgNotNull: map[[2]uint32]bool{}}
 	switch d {
 	case PostgreSQL:
 		cfg, err := pgx.ParseConfig(dsn)
@@ -116,6 +131,39 @@ func srcConnect(ctx context.Context, cfg *srcConfig) (*srcConn, error) {
 		case <-time.After(cfg.backoff):
 		}
 	}
+}
+
+func (c *srcConn) ping(ctx context.Context) error {
+	if c.pg != nil {
+		return c.pg.Ping(ctx)
+	}
+	return c.db.PingContext(ctx)
+}
+
+// release hands an idle connection to srcIdle, or closes it when it is
+// not idle (a result open, a transaction begun, a broken connection).
+// What it learnt of the database is forgotten: the next user may come
+// after the tables changed.
+func (c *srcConn) release() {
+	if c == nil {
+		return
+	}
+	if c.pg != nil {
+		if c.pg.IsClosed() || c.pg.PgConn().IsBusy() || c.pg.PgConn().TxStatus() != 'I' {
+			c.close()
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err := c.pg.DeallocateAll(ctx)
+		cancel()
+		if err != nil {
+			c.close()
+			return
+		}
+	}
+	clear(c.mappings)
+	clear(c.pgNotNull)
+	srcIdle.put(c)
 }
 
 func (c *srcConn) close() {
@@ -260,6 +308,23 @@ func (c *srcConn) openPG(ctx context.Context, q string, args []any, name string,
 		res.scan = true
 	}
 	return res, m, nil
+}
+
+// srcStalePlan says whether err is PostgreSQL refusing to run a statement
+// prepared before its table's columns changed.
+func srcStalePlan(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "0A000" && strings.Contains(pe.Message, "cached plan must not change result type")
+}
+
+// unprepare forgets the statement prepared for q, so that the next open
+// prepares it again.
+func (c *srcConn) unprepare(ctx context.Context, q string) error {
+	delete(c.mappings, q)
+	if c.pg == nil {
+		return nil
+	}
+	return c.pg.Deallocate(ctx, q)
 }
 
 func (c *srcConn) pgTypeName(oid uint32) string {
@@ -504,4 +569,68 @@ ORDER BY ORDINAL_POSITION`, t.Catalog, t.Table)
 func srcIsDataError(err error) bool {
 	var ve *srcValueError
 	return errors.As(err, &ve)
+}
+
+// srcIdle keeps a few released connections for a few seconds. Creating
+// a connector validates its config, starts it and starts its tasks, each
+// needing a connection within milliseconds of the previous one; a
+// PostgreSQL connection takes tens of milliseconds to open, and its first
+// catalog queries as long again while the new backend fills its caches.
+// A restart (a PUT of the config, a resume, a rebalance) goes the same
+// way. It is a hand-over, not a pool: few, short-lived, so that idle
+// connections never crowd the database's max_connections.
+var srcIdle = &srcIdleConns{ttl: 10 * time.Second, max: 4}
+
+type srcIdleConns struct {
+	ttl  time.Duration
+	max  int
+	mu   sync.Mutex
+	idle []*srcIdleConn // oldest first
+}
+
+type srcIdleConn struct {
+	c     *srcConn
+	timer *time.Timer
+}
+
+// srcIdleKey keeps connections opened with other credentials apart.
+func srcIdleKey(url, user, password string) string {
+	return url + "\x00" + user + "\x00" + password
+}
+
+// take removes the most recently released connection of key, if any.
+func (p *srcIdleConns) take(key string) *srcConn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i := len(p.idle) - 1; i >= 0; i-- {
+		if e := p.idle[i]; e.c.key == key {
+			p.idle = slices.Delete(p.idle, i, i+1)
+			e.timer.Stop()
+			return e.c
+		}
+	}
+	return nil
+}
+
+func (p *srcIdleConns) put(c *srcConn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	e := &srcIdleConn{c: c}
+	e.timer = time.AfterFunc(p.ttl, func() {
+		p.mu.Lock()
+		n := len(p.idle)
+		p.idle = slices.DeleteFunc(p.idle, func(x *srcIdleConn) bool { return x == e })
+		gone := len(p.idle) < n
+		p.mu.Unlock()
+		if gone { // else taken meanwhile
+			c.close()
+		}
+	})
+	p.idle = append(p.idle, e)
+	if len(p.idle) > p.max {
+		old := p.idle[0]
+		p.idle = p.idle[1:]
+		old.timer.Stop()
+		go old.c.close()
+	}
 }

@@ -496,28 +496,39 @@ func (t *SourceTask) reset(q *srcQuerier, rollback bool) {
 // poll reads up to batch.max.rows records from q, running its query first
 // when no result is open.
 func (t *SourceTask) poll(ctx context.Context, q *srcQuerier) ([]*connect.SourceRecord, error) {
-	if t.conn == nil {
-		c, err := srcConnect(ctx, t.cfg)
+	for attempt := 1; ; attempt++ {
+		if t.conn == nil {
+			c, err := srcConnect(ctx, t.cfg)
+			if err != nil {
+				return nil, err
+			}
+			t.conn = c
+		}
+		if !q.querying() {
+			if err := t.startQuery(ctx, q); err != nil {
+				return nil, err
+			}
+		}
+		// What was returned before this poll is the runtime's now.
+		q.committed = q.offset
+		recs, err := t.read(q)
 		if err != nil {
+			// The table changed since its statement was prepared:
+			// PostgreSQL refuses to run it before any row, so it is
+			// prepared again and run at once.
+			if attempt == 1 && srcStalePlan(err) {
+				t.reset(q, true)
+				if t.conn.unprepare(ctx, q.stmt) == nil {
+					continue
+				}
+			}
 			return nil, err
 		}
-		t.conn = c
-	}
-	if !q.querying() {
-		if err := t.startQuery(ctx, q); err != nil {
-			return nil, err
+		if q.exhausted && !q.hasNext {
+			t.reset(q, false)
 		}
+		return recs, nil
 	}
-	// What was returned before this poll is the runtime's now.
-	q.committed = q.offset
-	recs, err := t.read(q)
-	if err != nil {
-		return nil, err
-	}
-	if q.exhausted && !q.hasNext {
-		t.reset(q, false)
-	}
-	return recs, nil
 }
 
 func (t *SourceTask) startQuery(ctx context.Context, q *srcQuerier) error {
@@ -735,7 +746,7 @@ func (t *SourceTask) Stop() error {
 		}
 	}
 	t.active = nil
-	t.conn.close()
+	t.conn.release()
 	t.conn = nil
 	return nil
 }

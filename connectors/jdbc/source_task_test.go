@@ -389,3 +389,29 @@ func TestSourceQueryErrorsAreRetried(t *testing.T) {
 		}
 	})
 }
+
+// A column added while the task runs is in the next record's schema, and
+// the query that first sees it does not fail (PostgreSQL refuses to run a
+// statement prepared before the table changed: "cached plan must not
+// change result type").
+func TestSourceTableGainsColumn(t *testing.T) {
+	eachDB(t, func(t *testing.T, db *testDB) {
+		srcCreateOrders(t, db)
+		srcInsertOrders(t, db, 1, 3, srcEventsBase)
+		cfg := srcBaseConfig(db, map[string]string{srcMode: "incrementing", srcIncrementingColumn: "id"})
+		ctx := &srcTestContext{}
+		task := srcStartTask(t, cfg, ctx)
+		srcPollN(t, task, ctx, 3)
+		db.exec(t, "ALTER TABLE orders ADD COLUMN note VARCHAR(20)")
+		db.exec(t, "INSERT INTO orders (id, customer, amount, updated_at, note) VALUES (4, 'c', 1.00, '2024-03-02 00:00:00', 'hello')")
+		task.idleWait = time.Minute // one Poll: the table is due within it
+		recs, err := task.Poll(context.Background())
+		if err != nil || len(recs) != 1 {
+			t.Fatalf("Poll after the column was added: %d records, %v", len(recs), err)
+		}
+		st := recs[0].Value.(*connect.Struct)
+		if got := st.Get("note"); got != "hello" {
+			t.Fatalf("note = %v; value %s", got, srcValueString(st))
+		}
+	})
+}
