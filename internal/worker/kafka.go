@@ -105,6 +105,22 @@ func clientOptions(props map[string]string) ([]kgo.Opt, error) {
 				return nil, err
 			}
 			opts = append(opts, kgo.FetchMaxWait(d))
+		case "fetch.max.bytes", "max.partition.fetch.bytes", "fetch.min.bytes":
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
+			if err != nil {
+				return nil, bad(k, v, "Not a number of type INT")
+			}
+			if n < 0 {
+				return nil, bad(k, v, "Value must be at least 0")
+			}
+			switch k {
+			case "fetch.max.bytes":
+				opts = append(opts, kgo.FetchMaxBytes(int32(n)))
+			case "max.partition.fetch.bytes":
+				opts = append(opts, kgo.FetchMaxPartitionBytes(int32(n)))
+			default:
+				opts = append(opts, kgo.FetchMinBytes(int32(n)))
+			}
 		case "isolation.level":
 			if strings.EqualFold(v, "read_committed") {
 				opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))

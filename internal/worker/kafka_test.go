@@ -808,3 +808,22 @@ func FuzzParseJAAS(f *testing.F) {
 		}
 	})
 }
+
+// The consumer's fetch sizes take Kafka's names; a bad value is named as
+// Kafka names it.
+func TestFetchSizeOptions(t *testing.T) {
+	for _, k := range []string{"fetch.max.bytes", "max.partition.fetch.bytes", "fetch.min.bytes"} {
+		for _, v := range []string{"65536", "0"} {
+			if _, err := clientOptions(map[string]string{k: v}); err != nil {
+				t.Errorf("%s=%s: %v", k, v, err)
+			}
+		}
+		for v, why := range map[string]string{"lots": "Not a number of type INT", "4294967296": "Not a number of type INT",
+			"-1": "Value must be at least 0"} {
+			want := "Invalid value " + v + " for configuration " + k + ": " + why
+			if _, err := clientOptions(map[string]string{k: v}); err == nil || err.Error() != want {
+				t.Errorf("%s=%s: error %v, want %q", k, v, err, want)
+			}
+		}
+	}
+}

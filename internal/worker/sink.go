@@ -33,6 +33,7 @@ type sinkTask struct {
 	mu        sync.Mutex
 	current   map[connect.TopicPartition]int64 // next offset to consume
 	committed map[connect.TopicPartition]int64
+	logEnd    map[connect.TopicPartition]int64 // high watermark at the last fetch
 	topicSeen map[string]bool
 
 	amu        sync.Mutex // guards assignment and rewinds, read by the task during Put
@@ -54,7 +55,7 @@ func (w *Worker) newSinkTask(t *Task, task connect.SinkTask, connConfig, taskCon
 	}
 	st := &sinkTask{
 		Task: t, task: task, config: taskConfig, keyConv: kc, valueConv: vc,
-		current: map[connect.TopicPartition]int64{}, committed: map[connect.TopicPartition]int64{},
+		current: map[connect.TopicPartition]int64{}, committed: map[connect.TopicPartition]int64{}, logEnd: map[connect.TopicPartition]int64{},
 		topicSeen: map[string]bool{}, assignment: map[connect.TopicPartition]bool{}, rewinds: map[connect.TopicPartition]int64{},
 	}
 	props := w.clientProps(map[string]string{
@@ -245,7 +246,11 @@ func (s *sinkTask) loop(ctx context.Context) error {
 		for tp, off := range next {
 			s.current[tp] = off
 		}
-		caughtUp = (dirty > 0 || len(recs) > 0) && fetched < pollMax && s.client.BufferedFetchRecords() == 0
+		fetches.EachPartition(func(p kgo.FetchTopicPartition) {
+			s.logEnd[connect.TopicPartition{Topic: p.Topic, Partition: p.Partition}] = p.HighWatermark
+		})
+		behind, atEnd := s.position()
+		caughtUp = (dirty > 0 || len(recs) > 0) && s.client.BufferedFetchRecords() == 0 && !behind && (fetched < pollMax || atEnd)
 		dirty += len(recs)
 		since := time.Since(lastCommit)
 		// Caught up: commit these records too, once put.
@@ -274,6 +279,29 @@ func (s *sinkTask) loop(ctx context.Context) error {
 		}
 		s.client.AllowRebalance()
 	}
+}
+
+// position compares the partitions' next offsets with their log ends as
+// last fetched. behind: some partition has records left to fetch, so an
+// empty buffer only means the next fetch is on its way. atEnd: every
+// partition was read to its end. A partition one short of its end is
+// neither: a transaction's commit marker may end the log, which the
+// consumer skips without a record to show for it. The caller holds s.mu.
+func (s *sinkTask) position() (behind, atEnd bool) {
+	atEnd = true
+	for tp, end := range s.logEnd {
+		cur, ok := s.current[tp]
+		if !ok {
+			continue // nothing consumed yet: the position is not known here
+		}
+		if cur < end {
+			atEnd = false
+		}
+		if end-cur > 1 {
+			behind = true
+		}
+	}
+	return behind, atEnd
 }
 
 func fetchError(fetches kgo.Fetches) error {
@@ -535,6 +563,7 @@ func (s *sinkTask) closePartitions(tps []connect.TopicPartition) {
 	for _, tp := range tps {
 		delete(s.current, tp)
 		delete(s.committed, tp)
+		delete(s.logEnd, tp)
 	}
 }
 
