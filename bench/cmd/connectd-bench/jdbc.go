@@ -476,7 +476,9 @@ func benchJdbcSink(bin, work string, n, runs int, flush, timeout time.Duration) 
 	if _, err := p.waitReady(30 * time.Second); err != nil {
 		return nil, err
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(p.kafka))
+	// Uncompressed, as a Kafka producer writes by default (franz-go's
+	// default is snappy, which the sink would have to decompress).
+	cl, err := kgo.NewClient(kgo.SeedBrokers(p.kafka), kgo.ProducerBatchCompression(kgo.NoCompression()))
 	if err != nil {
 		return nil, err
 	}
