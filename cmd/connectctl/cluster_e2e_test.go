@@ -219,7 +219,7 @@ func TestCommandsAgainstDistributedCluster(t *testing.T) {
 	t.Parallel()
 	cl := startConnectCluster(t, 2)
 	c := newCLI(t, cl.url(1))
-	rc := restClient(t, cl.url(0))
+	rc, rc2 := restClient(t, cl.url(0)), restClient(t, cl.url(1))
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.txt")
 	writeLines(t, in, lineRange(1, 10)...) // 9 bytes a line
@@ -286,6 +286,9 @@ func TestCommandsAgainstDistributedCluster(t *testing.T) {
 	// there after re-reading), so first move it, then undo.
 	c.ok("stop", "src")
 	eventually(t, "src stopped on worker 1", func() bool { return state(rc, "src") == "STOPPED" })
+	// The CLI checks the state through worker 2, whose view of the status
+	// topic may lag worker 1's.
+	eventually(t, "src stopped on worker 2", func() bool { return state(rc2, "src") == "STOPPED" })
 	r = c.ok("offsets", "set", "src", "--partition", part, "--offset", `{"position":9}`)
 	mustContain(t, "set on a stopped connector", r.stdout, "+ "+part+` {"position":9}`, "changed (1 partition) and verified")
 	if got := offsetsJSON(t, rc, "src"); !strings.Contains(got, `"position":9}`) {
