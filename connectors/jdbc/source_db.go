@@ -53,6 +53,8 @@ func srcOpen(ctx context.Context, url, user, password string) (*srcConn, error) 
 	if err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
 	key := srcIdleKey(url, user, password)
 	for {
 		c := srcIdle.take(key)
@@ -71,8 +73,6 @@ func srcOpen(ctx context.Context, url, user, password string) (*srcConn, error) 
 		}
 		return fmt.Errorf("Cannot connect to %s: %s", redact(url), msg)
 	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
 	c := &srcConn{d: d, key: key, mappings: map[string]*srcMapping{}, pgNotNull: map[[2]uint32]bool{}}
 	switch d {
 	case PostgreSQL:
