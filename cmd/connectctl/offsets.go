@@ -42,12 +42,11 @@ type kafkaFlags struct {
 	force        bool
 }
 
-func (f *kafkaFlags) addBootstrap(cmd *cobra.Command) {
+// add adds the flags; changes adds those of the commands that change
+// offsets.
+func (f *kafkaFlags) add(cmd *cobra.Command, changes bool) {
 	cmd.Flags().StringVar(&f.bootstrap, "bootstrap-server", "", "Kafka bootstrap servers, host:port[,host:port] (default: the context's)")
 	cmd.Flags().StringVar(&f.kafkaConfig, "kafka-config", "", "properties file of Kafka client security settings (security.protocol, ssl.*, sasl.*)")
-}
-
-func (f *kafkaFlags) addDirect(cmd *cobra.Command, changes bool) {
 	cmd.Flags().BoolVar(&f.direct, "direct", false, "read the workers' offsets topic in Kafka instead of asking a worker (source connectors)")
 	cmd.Flags().StringVar(&f.offsetsTopic, "offsets-topic", "", "the workers' offsets topic, with --direct (default: the context's, else connect-offsets)")
 	if changes {
@@ -118,8 +117,7 @@ func (a *app) offsetsGetCmd() *cobra.Command {
 			return a.offsetsTable(offsets)
 		},
 	}
-	kf.addBootstrap(cmd)
-	kf.addDirect(cmd, false)
+	kf.add(cmd, false)
 	return cmd
 }
 
@@ -175,8 +173,7 @@ worker (source connectors): connectctl refuses while the connector runs
 	f.StringVar(&sf.offset, "offset", "", "sink connectors: an offset, earliest, latest or null; source connectors: the offset as a JSON object, or null")
 	f.StringVar(&sf.toDatetime, "to-datetime", "", "sink connectors: move to the first record at or after this time")
 	cf.add(cmd)
-	kf.addBootstrap(cmd)
-	kf.addDirect(cmd, true)
+	kf.add(cmd, true)
 	return cmd
 }
 
@@ -201,8 +198,7 @@ beginning of its data, a sink from its consumer's auto.offset.reset.`,
 		},
 	}
 	cf.add(cmd)
-	kf.addBootstrap(cmd)
-	kf.addDirect(cmd, true)
+	kf.add(cmd, true)
 	return cmd
 }
 
@@ -241,8 +237,7 @@ history. Undoing again goes one more change back.`,
 		},
 	}
 	cf.add(cmd)
-	kf.addBootstrap(cmd)
-	kf.addDirect(cmd, true)
+	kf.add(cmd, true)
 	return cmd
 }
 
@@ -265,8 +260,7 @@ func (a *app) offsetsHistoryCmd() *cobra.Command {
 			return a.historyTable(entries)
 		},
 	}
-	kf.addBootstrap(cmd)
-	kf.addDirect(cmd, false)
+	kf.add(cmd, false)
 	return cmd
 }
 

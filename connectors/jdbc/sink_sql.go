@@ -53,6 +53,26 @@ func (st *sinkStatements) placeholder(b *strings.Builder, n int) {
 	}
 }
 
+// placeholderRows writes rows parenthesized tuples of width
+// placeholders, numbered on from 1: (?,?),(?,?) or ($1,$2),($3,$4).
+func (st *sinkStatements) placeholderRows(b *strings.Builder, rows, width int) {
+	n := 1
+	for r := range rows {
+		if r > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('(')
+		for i := range width {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			st.placeholder(b, n)
+			n++
+		}
+		b.WriteByte(')')
+	}
+}
+
 func (st *sinkStatements) columnList(b *strings.Builder, cols []*sinkColumn) {
 	for i, c := range cols {
 		if i > 0 {
@@ -76,21 +96,7 @@ func (st *sinkStatements) insertSQL(rows int) string {
 	b.WriteString(" (")
 	st.columnList(&b, cols)
 	b.WriteString(") VALUES ")
-	n := 1
-	for r := range rows {
-		if r > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('(')
-		for i := range cols {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			st.placeholder(&b, n)
-			n++
-		}
-		b.WriteByte(')')
-	}
+	st.placeholderRows(&b, rows, len(cols))
 	if st.mode == sinkModeUpsert {
 		st.upsertClause(&b)
 	}
@@ -185,21 +191,7 @@ func (st *sinkStatements) deleteSQL(rows int) string {
 	b.WriteString(" WHERE (")
 	st.columnList(&b, keys)
 	b.WriteString(") IN (")
-	n := 1
-	for r := range rows {
-		if r > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('(')
-		for i := range keys {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			st.placeholder(&b, n)
-			n++
-		}
-		b.WriteByte(')')
-	}
+	st.placeholderRows(&b, rows, len(keys))
 	b.WriteByte(')')
 	q := b.String()
 	st.deletes[rows] = q

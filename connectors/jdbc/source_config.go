@@ -100,12 +100,16 @@ var srcTopicPrefixInvalid = regexp.MustCompile(`[^a-zA-Z0-9._-]`)
 // with Confluent's keys, types, defaults and documentation.
 func SourceConnectorConfig() *connect.ConfigDef {
 	d := connect.NewConfigDef()
-	order := 0
-	db := func(k connect.ConfigKey) {
-		order++
-		k.Group, k.OrderInGroup = srcDatabaseGroup, order
-		d.Define(k)
+	// inGroup defines keys in group, numbered in the order defined.
+	inGroup := func(group string) func(connect.ConfigKey) {
+		order := 0
+		return func(k connect.ConfigKey) {
+			order++
+			k.Group, k.OrderInGroup = group, order
+			d.Define(k)
+		}
 	}
+	db := inGroup(srcDatabaseGroup)
 	db(connect.ConfigKey{Name: srcConnectionURL, Type: connect.ConfigString, Required: true, Importance: connect.High,
 		Doc: "JDBC connection URL.\nFor example: ``jdbc:postgresql://localhost:5432/db_name``, " +
 			"``jdbc:mysql://localhost/db_name``, ``jdbc:mariadb://localhost/db_name``, ``jdbc:sqlite:/path/to/file.db``",
@@ -171,12 +175,7 @@ func SourceConnectorConfig() *connect.ConfigDef {
 		Width: connect.WidthShort, DisplayName: "Map Numeric Values, Integral or Decimal, By Precision and Scale",
 		Recommended: []string{srcNumericNone, srcNumericPrecisionOnly, srcNumericBestFit, srcNumericBestFitEagerDouble}})
 
-	order = 0
-	mode := func(k connect.ConfigKey) {
-		order++
-		k.Group, k.OrderInGroup = srcModeGroup, order
-		d.Define(k)
-	}
+	mode := inGroup(srcModeGroup)
 	mode(connect.ConfigKey{Name: srcMode, Type: connect.ConfigString, Default: srcModeUnspecified,
 		Validator:  connect.OneOf(srcModeUnspecified, srcModeBulk, srcModeTimestamp, srcModeIncrementing, srcModeTimestampIncrementing),
 		Importance: connect.High,
@@ -220,12 +219,7 @@ func SourceConnectorConfig() *connect.ConfigDef {
 	mode(connect.ConfigKey{Name: srcQuerySuffix, Type: connect.ConfigString, Default: "", Importance: connect.Low,
 		Doc: "Suffix to append at the end of the generated query.", Width: connect.WidthMedium, DisplayName: "Query suffix"})
 
-	order = 0
-	conn := func(k connect.ConfigKey) {
-		order++
-		k.Group, k.OrderInGroup = srcConnectorGroup, order
-		d.Define(k)
-	}
+	conn := inGroup(srcConnectorGroup)
 	conn(connect.ConfigKey{Name: srcTableTypes, Type: connect.ConfigList, Default: "TABLE", Importance: connect.Low,
 		Doc: "By default, the JDBC connector will only detect tables with type TABLE from the source Database. This " +
 			"config allows a command separated list of table types to extract. Options include:\n" +
