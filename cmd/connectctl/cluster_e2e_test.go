@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -57,7 +56,7 @@ func startConnectCluster(t *testing.T, n int) *connectCluster {
 	}
 	c := &connectCluster{broker: b}
 	for range n {
-		d, err := server.StartDistributed(context.Background(), props, logging.NewRegistry(io.Discard))
+		d, err := server.StartDistributed(context.Background(), props, logging.NewRegistry(servertest.LogOnFailure(t)))
 		if err != nil {
 			t.Fatalf("starting a distributed worker: %v", err)
 		}

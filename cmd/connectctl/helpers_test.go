@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -41,7 +40,7 @@ func standalone(t *testing.T, dir string, extra map[string]string) *server.Stand
 	for k, v := range extra {
 		props[k] = v
 	}
-	s, err := server.StartStandalone(context.Background(), props, nil, logging.NewRegistry(io.Discard))
+	s, err := server.StartStandalone(context.Background(), props, nil, logging.NewRegistry(servertest.LogOnFailure(t)))
 	if err != nil {
 		t.Fatalf("starting a standalone worker: %v", err)
 	}
@@ -69,7 +68,7 @@ func distributed(t *testing.T, bootstrap string) *server.Distributed {
 		"key.converter":                     "org.apache.kafka.connect.storage.StringConverter",
 		"value.converter":                   "org.apache.kafka.connect.storage.StringConverter",
 	}
-	d, err := server.StartDistributed(context.Background(), props, logging.NewRegistry(io.Discard))
+	d, err := server.StartDistributed(context.Background(), props, logging.NewRegistry(servertest.LogOnFailure(t)))
 	if err != nil {
 		t.Fatalf("starting a distributed worker: %v", err)
 	}
