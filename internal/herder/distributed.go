@@ -209,7 +209,7 @@ func (h *Distributed) Kick() {
 func (h *Distributed) stopAll() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.stopTasksLocked(func(TaskID) bool { return true }, StateUnassigned)
+	h.stopTasksLocked(func(TaskID) bool { return true })
 	for name, dc := range h.conns {
 		h.stopConnLocked(name, dc)
 	}
@@ -251,7 +251,7 @@ func (h *Distributed) Revoked(connectors []string, tasks []TaskID) {
 		revokedTask[id] = true
 		delete(h.ownedTasks, id)
 	}
-	h.stopTasksLocked(func(id TaskID) bool { return revokedTask[id] }, StateUnassigned)
+	h.stopTasksLocked(func(id TaskID) bool { return revokedTask[id] })
 	for _, name := range connectors {
 		delete(h.owned, name)
 		if dc := h.conns[name]; dc != nil {
@@ -395,23 +395,21 @@ func (h *Distributed) reconcile(ctx context.Context) {
 
 	// Tasks first: those no longer owned or configured stop before their
 	// connector might.
-	var removed []TaskID
 	h.stopTasksLocked(func(id TaskID) bool {
 		if !h.ownedTasks[id] {
 			return true
 		}
 		cfgs := snap.Tasks[id.Connector]
-		if id.Task >= len(cfgs) {
-			removed = append(removed, id)
-			return true
-		}
-		return !maps.Equal(h.tasks[id].config, cfgs[id.Task])
-	}, StateUnassigned)
-	// A task whose config is gone has no status any more (Kafka Connect's
-	// leader writes these tombstones after the rebalance).
-	for _, id := range removed {
-		if err := h.status.DeleteTask(ctx, id); err != nil {
-			h.log.Warn("deleting a task status failed", "task", id.String(), "error", err)
+		return id.Task >= len(cfgs) || !maps.Equal(h.tasks[id].config, cfgs[id.Task])
+	})
+	// A task stopped here before this worker read that its config is gone
+	// (a revocation can come first) left its last status behind.
+	for name := range snap.Connectors {
+		for _, ts := range h.status.Tasks(name) {
+			id := TaskID{Connector: name, Task: ts.ID}
+			if ts.ID >= len(snap.Tasks[name]) && ts.WorkerID == h.workerID && h.tasks[id] == nil {
+				h.deleteTaskStatus(ctx, id)
+			}
 		}
 	}
 	for id := range h.ownedTasks {
@@ -573,15 +571,19 @@ func (h *Distributed) startTaskLocked(id TaskID, connConfig, taskConfig map[stri
 	h.incarnations.Store(id, t)
 }
 
-// stopTasksLocked stops, in parallel, the tasks running here that match.
-// Tasks whose config disappeared lose their status; others report state.
-func (h *Distributed) stopTasksLocked(match func(TaskID) bool, state string) {
+// stopTasksLocked stops, in parallel, the tasks running here that match;
+// each reports its last state. Those whose config is gone then lose their
+// status, as Kafka Connect's leader deletes it after the rebalance: after
+// the task's own last write, so that nothing brings it back.
+func (h *Distributed) stopTasksLocked(match func(TaskID) bool) {
 	var wg sync.WaitGroup
+	var stopped []TaskID
 	for id, dt := range h.tasks {
 		if !match(id) {
 			continue
 		}
 		delete(h.tasks, id)
+		stopped = append(stopped, id)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -589,6 +591,18 @@ func (h *Distributed) stopTasksLocked(match func(TaskID) bool, state string) {
 		}()
 	}
 	wg.Wait()
+	snap := h.store.Snapshot()
+	for _, id := range stopped {
+		if id.Task >= len(snap.Tasks[id.Connector]) {
+			h.deleteTaskStatus(context.Background(), id)
+		}
+	}
+}
+
+func (h *Distributed) deleteTaskStatus(ctx context.Context, id TaskID) {
+	if err := h.status.DeleteTask(ctx, id); err != nil {
+		h.log.Warn("deleting a task status failed", "task", id.String(), "error", err)
+	}
 }
 
 func (h *Distributed) forgetStatuses(name string) {

@@ -182,3 +182,27 @@ func testLoggers() *logging.Registry {
 }
 
 func testingVerbose() bool { return os.Getenv("CONNECTD_TEST_LOG") != "" }
+
+// A stop makes the cluster rebalance; under the eager protocol the worker
+// revokes its tasks before it rejoins, racing the pass that stops them for
+// their config being gone. Whichever stops a task, the stop returns, and
+// the stopped connector shows no task, as Kafka Connect's does.
+func TestDistributedStopWhileRevoking(t *testing.T) {
+	c := startCluster(t, 1, map[string]string{"connect.protocol": "eager"})
+	w := c.worker(0)
+	eventually(t, "worker healthy", func() bool {
+		code, _ := w.do("GET", "/health", "")
+		return code == 200
+	})
+	in := filepath.Join(t.TempDir(), "in.txt")
+	writeLines(t, in, lines(1, 3)...)
+	for i := range 6 {
+		name := fmt.Sprintf("src-%d", i)
+		w.must(201, "POST", "/connectors", jsonString(map[string]any{
+			"name": name, "config": map[string]string{"connector.class": "FileStreamSource", "file": in, "topic": "lines", "tasks.max": "1"},
+		}))
+		eventually(t, name+" running", func() bool { return w.state(name) == "RUNNING/RUNNING" })
+		w.must(204, "PUT", "/connectors/"+name+"/stop", "")
+		eventually(t, name+" stopped without tasks", func() bool { return w.state(name) == "STOPPED" })
+	}
+}

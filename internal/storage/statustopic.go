@@ -222,9 +222,14 @@ func (s *StatusTopic) onRecord(r *kgo.Record) {
 		}
 		ts := s.tasks[ev.Connector]
 		if cur, ok := ts[ev.Task]; ok && ev.Status.State == StateUnassigned &&
-			cur.State == StateRunning && cur.Generation >= ev.Status.Generation {
+			cur.State == StateRunning && cur.Generation >= ev.Status.Generation &&
+			cur.WorkerID != ev.Status.WorkerID {
 			// A stale "unassigned" from a worker that lost the task in an
-			// earlier rebalance must not hide the new owner's RUNNING.
+			// earlier rebalance must not hide the new owner's RUNNING
+			// (KAFKA-12525). Kafka ignores it from the same worker too;
+			// here a worker's own writes arrive in order, so its
+			// UNASSIGNED after its RUNNING is the news that the task
+			// stopped, which a stop waits for.
 			s.logger.Debug("ignoring stale UNASSIGNED task status", "connector", ev.Connector, "task", ev.Task,
 				"generation", ev.Status.Generation, "current_generation", cur.Generation)
 			return

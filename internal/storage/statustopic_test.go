@@ -272,8 +272,9 @@ func TestStatusTopicPutSafeAndReadRule(t *testing.T) {
 	putSafe(taskStatus("c", 0, StateFailed, "B", 8), false)
 	putSafe(taskStatus("c", 0, StateFailed, "B", 9), true)
 
-	// Read rule: UNASSIGNED never overrides a RUNNING of the same or a
-	// newer generation, but does override an older one.
+	// Read rule: UNASSIGNED from another worker never overrides a RUNNING
+	// of the same or a newer generation, but does override an older one;
+	// from the worker that wrote the RUNNING it always does.
 	put(taskStatus("c", 1, StateRunning, "A", 5))
 	put(taskStatus("c", 1, StateUnassigned, "B", 5))
 	if got, _ := s.Task("c", 1); got.State != StateRunning {
@@ -283,6 +284,11 @@ func TestStatusTopicPutSafeAndReadRule(t *testing.T) {
 	if got, _ := s.Task("c", 1); got.State != StateUnassigned {
 		t.Fatalf("UNASSIGNED of a newer generation lost: %+v", got)
 	}
+	put(taskStatus("c", 2, StateRunning, "A", 5))
+	put(taskStatus("c", 2, StateUnassigned, "A", 5))
+	if got, _ := s.Task("c", 2); got.State != StateUnassigned {
+		t.Fatalf("UNASSIGNED from the worker that ran the task lost: %+v", got)
+	}
 
 	// Deleting a task, then the connector (which drops all its tasks).
 	if err := s.DeleteTask(ctx, "c", 1); err != nil {
@@ -291,7 +297,7 @@ func TestStatusTopicPutSafeAndReadRule(t *testing.T) {
 	if err := s.ReadToEnd(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := s.Tasks("c"); len(got) != 1 || got[0].Task != 0 {
+	if got := s.Tasks("c"); len(got) != 2 || got[0].Task != 0 || got[1].Task != 2 {
 		t.Fatalf("tasks after deleting task 1: %+v", got)
 	}
 	if err := s.DeleteConnector(ctx, "c"); err != nil {
