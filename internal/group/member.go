@@ -49,6 +49,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -89,8 +90,9 @@ type Handler interface {
 	Revoked(revoked []ConnectorTasks)
 	// Assigned: the new assignment (the full list of what this member now
 	// owns, and the leader's URL, config offset, generation, whether this
-	// member is the leader, and Error CONFIG_MISMATCH=1).
-	Assigned(a Assignment, owned []ConnectorTasks, generation int32, leader bool)
+	// member is the leader, and Error CONFIG_MISMATCH=1). members are the
+	// URLs of the group's members when this member led the join.
+	Assigned(a Assignment, owned []ConnectorTasks, generation int32, leader bool, members []string)
 }
 
 // Member is one worker's membership in the Connect group.
@@ -118,6 +120,7 @@ type Member struct {
 	lastVersion      int16       // version of the protocol chosen in the last join
 	appliedGen       int32       // generation of the last applied assignment
 	lastCompletedGen int32       // generation of the last successful sync
+	ledURLs          []string    // members' URLs in the last join this member led
 	astate           AssignorState
 }
 
@@ -479,6 +482,7 @@ func (m *Member) lead(ctx context.Context, jresp *kmsg.JoinGroupResponse, protoc
 		MaxDelay:                m.cfg.MaxDelay,
 	}
 	maxOffset := int64(math.MinInt64)
+	m.ledURLs = m.ledURLs[:0]
 	for _, jm := range jresp.Members {
 		md, err := DecodeMetadata(jm.ProtocolMetadata)
 		if err != nil {
@@ -490,6 +494,7 @@ func (m *Member) lead(ctx context.Context, jresp *kmsg.JoinGroupResponse, protoc
 			st.Owned = md.Current.Assigned
 		}
 		in.Members = append(in.Members, st)
+		m.ledURLs = append(m.ledURLs, md.URL)
 		maxOffset = max(maxOffset, md.ConfigOffset)
 	}
 
@@ -595,7 +600,11 @@ func (m *Member) apply(res joinResult) followUp {
 	m.log.Info("assignment received", "generation", res.generation, "protocol", res.protocol, "leader", leader,
 		"error", a.Error, "assigned", len(toItems(a.Assigned)), "revoked", len(toItems(a.Revoked)),
 		"owned", len(m.owned), "delay_ms", a.Delay)
-	m.h.Assigned(a, owned, res.generation, leader)
+	var members []string
+	if leader {
+		members = slices.Clone(m.ledURLs)
+	}
+	m.h.Assigned(a, owned, res.generation, leader, members)
 	return fu
 }
 

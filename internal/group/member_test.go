@@ -61,7 +61,7 @@ func (h *fakeHandler) Revoked(revoked []ConnectorTasks) {
 	h.owned.removeAll(toItems(revoked))
 }
 
-func (h *fakeHandler) Assigned(a Assignment, owned []ConnectorTasks, generation int32, leader bool) {
+func (h *fakeHandler) Assigned(a Assignment, owned []ConnectorTasks, generation int32, leader bool, _ []string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.assigned++

@@ -59,6 +59,9 @@ type Distributed struct {
 	tasks      map[TaskID]*dtask
 	regen      map[string]bool // connectors that asked for new task configs
 	plugins    map[string]connect.Plugin
+	// members are the workers (host:port) in the group as this worker
+	// last led it; nil when it is not the leader.
+	members map[string]bool
 
 	// incarnations holds the latest task started here for each id, and
 	// gen the group generation, for status reports from task goroutines
@@ -262,8 +265,17 @@ func (h *Distributed) Revoked(connectors []string, tasks []TaskID) {
 }
 
 // Assigned records the new assignment and reconciles with it.
-func (h *Distributed) Assigned(connectors []string, tasks []TaskID, leaderURL string, configOffset int64, generation int32, leader bool) {
+func (h *Distributed) Assigned(connectors []string, tasks []TaskID, leaderURL string, configOffset int64, generation int32, leader bool, members []string) {
 	h.mu.Lock()
+	h.members = nil
+	if leader {
+		h.members = map[string]bool{}
+		for _, m := range members {
+			if u, err := url.Parse(m); err == nil {
+				h.members[u.Host] = true
+			}
+		}
+	}
 	h.owned = map[string]bool{}
 	for _, c := range connectors {
 		h.owned[c] = true
@@ -402,12 +414,19 @@ func (h *Distributed) reconcile(ctx context.Context) {
 		cfgs := snap.Tasks[id.Connector]
 		return id.Task >= len(cfgs) || !maps.Equal(h.tasks[id].config, cfgs[id.Task])
 	})
-	// A task stopped here before this worker read that its config is gone
-	// (a revocation can come first) left its last status behind.
+	// Statuses of tasks whose config is gone: one stopped here before this
+	// worker read that (a revocation can come first) left its last status
+	// behind, and a worker that died running one left RUNNING for good.
+	// The leader deletes the dead workers' ones, as Kafka Connect's leader
+	// deletes those of deleted tasks after a rebalance; a live worker
+	// deletes its own once its task stopped.
 	for name := range snap.Connectors {
 		for _, ts := range h.status.Tasks(name) {
 			id := TaskID{Connector: name, Task: ts.ID}
-			if ts.ID >= len(snap.Tasks[name]) && ts.WorkerID == h.workerID && h.tasks[id] == nil {
+			if ts.ID < len(snap.Tasks[name]) || h.tasks[id] != nil {
+				continue
+			}
+			if ts.WorkerID == h.workerID || h.members != nil && !h.members[ts.WorkerID] {
 				h.deleteTaskStatus(ctx, id)
 			}
 		}

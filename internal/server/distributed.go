@@ -338,9 +338,9 @@ func (g groupHandler) Revoked(revoked []group.ConnectorTasks) {
 	g.h.Revoked(conns, tasks)
 }
 
-func (g groupHandler) Assigned(a group.Assignment, owned []group.ConnectorTasks, generation int32, leader bool) {
+func (g groupHandler) Assigned(a group.Assignment, owned []group.ConnectorTasks, generation int32, leader bool, members []string) {
 	conns, tasks := split(owned)
-	g.h.Assigned(conns, tasks, a.LeaderURL, a.ConfigOffset, generation, leader)
+	g.h.Assigned(conns, tasks, a.LeaderURL, a.ConfigOffset, generation, leader, members)
 	if leader {
 		go func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -14,6 +14,8 @@ import (
 
 	"github.com/connectd/connectd/internal/embedded"
 	"github.com/connectd/connectd/internal/logging"
+	"github.com/connectd/connectd/internal/storage"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // cluster is a set of distributed workers started in-process on one
@@ -205,4 +207,39 @@ func TestDistributedStopWhileRevoking(t *testing.T) {
 		w.must(204, "PUT", "/connectors/"+name+"/stop", "")
 		eventually(t, name+" stopped without tasks", func() bool { return w.state(name) == "STOPPED" })
 	}
+}
+
+// A worker that died running a task leaves its RUNNING status behind.
+// Once the task's config is gone (here: a stop), the leader deletes that
+// status, as Kafka Connect's leader does, so the stop returns and the
+// stopped connector shows no task.
+func TestDistributedStopForgetsDeadWorkersTasks(t *testing.T) {
+	c := startCluster(t, 1, nil)
+	w := c.worker(0)
+	eventually(t, "worker healthy", func() bool {
+		code, _ := w.do("GET", "/health", "")
+		return code == 200
+	})
+	in := filepath.Join(t.TempDir(), "in.txt")
+	writeLines(t, in, lines(1, 3)...)
+	w.must(201, "POST", "/connectors", jsonString(map[string]any{
+		"name": "src", "config": map[string]string{"connector.class": "FileStreamSource", "file": in, "topic": "lines", "tasks.max": "1"},
+	}))
+	eventually(t, "src running", func() bool { return w.state("src") == "RUNNING/RUNNING" })
+
+	// Task 1, from when the connector had two tasks, on a worker gone
+	// since.
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.broker.Addr()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ghost := storage.StatusRecord{Connector: "src", IsTask: true, Task: 1, State: storage.StateRunning, WorkerID: "192.0.2.1:8083", Generation: 1000}
+	rec := &kgo.Record{Topic: "connect-status", Key: []byte(storage.TaskStatusKey("src", 1)), Value: storage.EncodeStatus(ghost)}
+	if err := cl.ProduceSync(context.Background(), rec).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+
+	w.must(204, "PUT", "/connectors/src/stop", "")
+	eventually(t, "src stopped without tasks", func() bool { return w.state("src") == "STOPPED" })
 }
