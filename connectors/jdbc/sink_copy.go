@@ -273,9 +273,6 @@ func (e *sinkCopyEncoder) field(cfg *sinkConfig, c *sinkColumn, oid uint32, v an
 // COPY of its own inside a savepoint: on a key that exists already it is
 // rolled back to it, and settle has the fallback write the batch.
 func (t *SinkTask) copyRecords(tb *sinkTable, cols []*sinkColumn, recs []*connect.SinkRecord, fallback func() error) error {
-	if err := t.begin(); err != nil {
-		return err
-	}
 	info := t.infos[tb.id]
 	if info == nil {
 		return fmt.Errorf("no definition of table %s", t.describeName(tb.id))
@@ -312,19 +309,21 @@ func (t *SinkTask) copyRecords(tb *sinkTable, cols []*sinkColumn, recs []*connec
 	}
 	q.WriteString(") FROM STDIN (FORMAT binary)")
 	query := q.String()
-	hook := func() error {
+	hook := func(suffix string) error {
 		if t.execHook == nil {
 			return nil
 		}
-		return t.execHook("COPY "+t.describeName(tb.id), make([]any, len(recs)*len(cols)))
+		return t.execHook("COPY "+t.describeName(tb.id)+suffix, make([]any, len(recs)*len(cols)))
 	}
 	defer func() {
 		if cap(e.buf) > 4<<20 {
 			e.buf = nil // do not keep a huge buffer
 		}
 	}()
+	// The stream goes on before begin, which would end it: the
+	// transaction is open while a COPY runs in it.
 	if c := t.copying; fallback == nil && c != nil && c.stream != nil && c.table == tb && c.query == query {
-		if err := hook(); err != nil {
+		if err := hook(" (continued)"); err != nil {
 			return err
 		}
 		// Write returns once the COPY took the rows: e.buf is free again.
@@ -336,8 +335,9 @@ func (t *SinkTask) copyRecords(tb *sinkTable, cols []*sinkColumn, recs []*connec
 		}
 		return nil
 	}
-	// The connection is free once the COPY before this one is done.
-	if err := t.settle(); err != nil {
+	// The connection is free once the COPY before this one is done, which
+	// begin waits for.
+	if err := t.begin(); err != nil {
 		return err
 	}
 	if fallback != nil {
@@ -345,7 +345,7 @@ func (t *SinkTask) copyRecords(tb *sinkTable, cols []*sinkColumn, recs []*connec
 			return err
 		}
 	}
-	if err := hook(); err != nil {
+	if err := hook(""); err != nil {
 		return err
 	}
 	copyFrom := func(r io.Reader) error {

@@ -2,6 +2,7 @@ package jdbc
 
 import (
 	"math/big"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -314,10 +315,22 @@ func TestSinkPostgresStreamingCopy(t *testing.T) {
 		}
 		sinkPut(t, task, recs...)
 	}
+	var copies []string
+	task.execHook = func(q string, _ []any) error {
+		if strings.HasPrefix(q, "COPY") {
+			copies = append(copies, q)
+		}
+		return nil
+	}
 	put("orders", 1, 2, 3, 4)
 	put("orders", 5, 6)
 	put("returns", 1, 2)
 	put("orders", 7, 8)
+	want := []string{`COPY "orders"`, `COPY "orders" (continued)`, `COPY "orders" (continued)`, `COPY "returns"`, `COPY "orders"`}
+	if !slices.Equal(copies, want) {
+		t.Errorf("COPYs %q, want %q", copies, want)
+	}
+	task.execHook = nil
 	sinkCommit(t, task)
 	sinkWantRows(t, sinkRows(t, db, "SELECT id FROM orders"), "1", "2", "3", "4", "5", "6", "7", "8")
 	sinkWantRows(t, sinkRows(t, db, "SELECT id FROM returns"), "1", "2")
