@@ -1,7 +1,6 @@
 package jdbc
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/binary"
@@ -25,11 +24,11 @@ import (
 // the sink writes insert.mode=insert batches with COPY (in the same
 // transaction: same rows, same constraints, same row triggers; only
 // rules, which COPY ignores, differ) and tries upsert batches with COPY
-// first, inside a savepoint: a batch of new keys is then loaded in bulk,
-// and a batch that meets an existing key (unique_violation) is rolled
-// back to the savepoint and written with INSERT ... ON CONFLICT instead.
-// After such a miss the next batches of the table go straight to ON
-// CONFLICT, for a number of batches that doubles with each miss.
+// first, inside a savepoint: batches of new keys are then loaded in bulk,
+// and a COPY that meets an existing key (unique_violation) is rolled back
+// to the savepoint and its batches written with INSERT ... ON CONFLICT
+// instead. After such a miss the next batches of the table go straight to
+// ON CONFLICT, for a number of batches that doubles with each miss.
 
 // sinkCopyTypes lists, per kind, the column types COPY takes our values in.
 var sinkCopyTypes = map[sinkKind][]uint32{
@@ -114,13 +113,6 @@ type sinkCopyEncoder struct {
 	buf []byte
 	m   *pgtype.Map // for numeric
 }
-
-func (e *sinkCopyEncoder) begin() {
-	e.buf = append(e.buf[:0], "PGCOPY\n\xff\r\n\x00"...)
-	e.buf = append(e.buf, 0, 0, 0, 0, 0, 0, 0, 0) // flags, header extension length
-}
-
-func (e *sinkCopyEncoder) end() { e.buf = append(e.buf, 0xff, 0xff) }
 
 func (e *sinkCopyEncoder) u32(v uint32) { e.buf = binary.BigEndian.AppendUint32(e.buf, v) }
 func (e *sinkCopyEncoder) u64(v uint64) { e.buf = binary.BigEndian.AppendUint64(e.buf, v) }
@@ -262,29 +254,27 @@ func (e *sinkCopyEncoder) field(cfg *sinkConfig, c *sinkColumn, oid uint32, v an
 }
 
 // copyRecords loads the records with COPY, in the transaction, in the
-// background: it returns once the rows are encoded and handed over, and
+// background: it returns once PostgreSQL's connection took the rows, and
 // the next settle reports the outcome.
 //
-// Inserts stream: the COPY stays open, and the next batches of the same
+// Batches stream: the COPY stays open, and the next batches of the same
 // table and columns go into it, until anything else needs the connection
 // (settle ends it). PostgreSQL then loads rows as they come, with no
-// round trip or statement start per batch. With a fallback (an upsert
-// batch, tried with COPY in case its keys are all new), the batch has a
-// COPY of its own inside a savepoint: on a key that exists already it is
-// rolled back to it, and settle has the fallback write the batch.
+// round trip or statement start per batch. Upsert batches (with a
+// fallback: tried with COPY in case their keys are all new) stream inside
+// a savepoint: on a key that exists already, the COPY is rolled back to
+// it, and settle has the fallbacks of every batch in it write them again,
+// in order.
 func (t *SinkTask) copyRecords(tb *sinkTable, cols []*sinkColumn, recs []*connect.SinkRecord, fallback func() error) error {
 	info := t.infos[tb.id]
 	if info == nil {
 		return fmt.Errorf("no definition of table %s", t.describeName(tb.id))
 	}
-	e := &t.copyEncs[t.copyNext]
+	e := &t.copyEnc
 	if e.m == nil {
 		e.m = pgtype.NewMap()
 	}
 	e.buf = e.buf[:0]
-	if fallback != nil {
-		e.begin()
-	}
 	oids := make([]uint32, len(cols))
 	for i, c := range cols {
 		oids[i] = info.types[c.name]
@@ -320,20 +310,30 @@ func (t *SinkTask) copyRecords(tb *sinkTable, cols []*sinkColumn, recs []*connec
 			e.buf = nil // do not keep a huge buffer
 		}
 	}()
+	// write hands the rows to the COPY; Write returns once the COPY took
+	// them, so e.buf is free again. After a failed write, settle reports
+	// the COPY's error, or has the fallbacks (this batch's among them)
+	// write every batch again.
+	write := func(c *sinkCopy, data []byte) error {
+		if fallback != nil {
+			c.fallbacks = append(c.fallbacks, fallback)
+		}
+		_, err := c.stream.Write(data)
+		if err == nil {
+			return nil
+		}
+		if serr := t.settle(); serr != nil || fallback != nil {
+			return serr
+		}
+		return err
+	}
 	// The stream goes on before begin, which would end it: the
 	// transaction is open while a COPY runs in it.
-	if c := t.copying; fallback == nil && c != nil && c.stream != nil && c.table == tb && c.query == query {
+	if c := t.copying; c != nil && c.table == tb && c.query == query && (fallback != nil) == (c.fallbacks != nil) {
 		if err := hook(" (continued)"); err != nil {
 			return err
 		}
-		// Write returns once the COPY took the rows: e.buf is free again.
-		if _, err := c.stream.Write(e.buf); err != nil {
-			if serr := t.settle(); serr != nil {
-				return serr
-			}
-			return err
-		}
-		return nil
+		return write(c, e.buf)
 	}
 	// The connection is free once the COPY before this one is done, which
 	// begin waits for.
@@ -348,51 +348,34 @@ func (t *SinkTask) copyRecords(tb *sinkTable, cols []*sinkColumn, recs []*connec
 	if err := hook(""); err != nil {
 		return err
 	}
-	copyFrom := func(r io.Reader) error {
-		return t.conn.Raw(func(dc any) error {
+	pr, pw := io.Pipe()
+	c := &sinkCopy{done: make(chan error, 1), table: tb, query: query, stream: pw}
+	t.copying = c
+	upsert := fallback != nil
+	go func() {
+		err := t.conn.Raw(func(dc any) error {
 			sc, ok := dc.(*stdlib.Conn)
 			if !ok {
 				return fmt.Errorf("COPY needs a pgx connection, not %T", dc)
 			}
-			_, err := sc.Conn().PgConn().CopyFrom(context.Background(), r, query)
+			_, err := sc.Conn().PgConn().CopyFrom(context.Background(), pr, query)
 			return err
 		})
-	}
-	c := &sinkCopy{done: make(chan error, 1), table: tb, fallback: fallback, query: query}
-	t.copying = c
-	if fallback == nil {
-		pr, pw := io.Pipe()
-		c.stream = pw
-		go func() {
-			err := copyFrom(pr)
-			// A write after a failure gets it rather than blocking.
-			pr.CloseWithError(cmp.Or(err, errCopyEnded))
-			c.done <- err
-		}()
-		if _, err := pw.Write(append(copyHeader[:len(copyHeader):len(copyHeader)], e.buf...)); err != nil {
-			if serr := t.settle(); serr != nil {
-				return serr
-			}
-			return err
-		}
-		return nil
-	}
-	e.end()
-	data := e.buf
-	t.copyNext ^= 1 // data is read in the background: encode the next batch elsewhere
-	go func() {
-		err := copyFrom(bytes.NewReader(data))
-		switch {
-		case err == nil:
-			err = t.txExec("RELEASE SAVEPOINT connectd_copy")
-		case isUniqueViolation(err):
-			if err = t.txExec("ROLLBACK TO SAVEPOINT connectd_copy"); err == nil {
-				err = errCopyConflict
+		// A write after a failure gets it rather than blocking.
+		pr.CloseWithError(cmp.Or(err, errCopyEnded))
+		if upsert {
+			switch {
+			case err == nil:
+				err = t.txExec("RELEASE SAVEPOINT connectd_copy")
+			case isUniqueViolation(err):
+				if err = t.txExec("ROLLBACK TO SAVEPOINT connectd_copy"); err == nil {
+					err = errCopyConflict
+				}
 			}
 		}
 		c.done <- err
 	}()
-	return nil
+	return write(c, append(copyHeader[:len(copyHeader):len(copyHeader)], e.buf...))
 }
 
 func isUniqueViolation(err error) bool {
@@ -415,14 +398,16 @@ var (
 	errCopyEnded = errors.New("the COPY has ended")
 )
 
-// sinkCopy is a COPY running in the background.
+// sinkCopy is a COPY running in the background, open for the next
+// batches.
 type sinkCopy struct {
-	done     chan error
-	table    *sinkTable
-	query    string
-	fallback func() error
-	// stream feeds an insert COPY that stays open for the next batches.
+	done   chan error
+	table  *sinkTable
+	query  string
 	stream *io.PipeWriter
+	// fallbacks write the batches of an upsert COPY with statements
+	// instead, in order.
+	fallbacks []func() error
 }
 
 // settle ends the COPY in flight, if any, waits for it and returns its
@@ -434,11 +419,9 @@ func (t *SinkTask) settle() error {
 		return nil
 	}
 	t.copying = nil
-	if c.stream != nil {
-		// Errors here are the COPY's, which done reports.
-		c.stream.Write(copyTrailer)
-		c.stream.Close()
-	}
+	// Errors here are the COPY's, which done reports.
+	c.stream.Write(copyTrailer)
+	c.stream.Close()
 	tb := c.table
 	switch err := <-c.done; {
 	case err == nil:
@@ -447,7 +430,12 @@ func (t *SinkTask) settle() error {
 	case errors.Is(err, errCopyConflict):
 		tb.copyBackoff = min(max(2*tb.copyBackoff, 4), 64)
 		tb.copySkip = tb.copyBackoff
-		return c.fallback()
+		for _, f := range c.fallbacks {
+			if err := f(); err != nil {
+				return err
+			}
+		}
+		return nil
 	default:
 		return &sinkTableError{table: t.describeName(tb.id), err: err}
 	}
@@ -458,10 +446,8 @@ func (t *SinkTask) settle() error {
 func (t *SinkTask) abandonCopy() {
 	if c := t.copying; c != nil {
 		t.copying = nil
-		if c.stream != nil {
-			// pgx then sends CopyFail: PostgreSQL drops the rows.
-			c.stream.CloseWithError(errCopyAbandoned)
-		}
+		// pgx then sends CopyFail: PostgreSQL drops the rows.
+		c.stream.CloseWithError(errCopyAbandoned)
 		<-c.done
 	}
 }

@@ -23,7 +23,7 @@ import (
 // Put routes each record to its table (table.name.format), buffers it, and
 // writes a table's buffer once it holds batch.size records, as multi-row
 // statements (or COPY, on PostgreSQL, which runs in the background: Put
-// returns while PostgreSQL loads the batch, insert batches of a table
+// returns while PostgreSQL loads the batch, the batches of a table
 // stream into one COPY, and the next other use of the connection ends it
 // and reports how it went) in the open transaction; past
 // max(10 x batch.size, 10000) uncommitted records it commits by itself and
@@ -62,12 +62,9 @@ type SinkTask struct {
 	committed   map[connect.TopicPartition]int64
 	remaining   int
 
-	args   []any
-	keyBuf []byte
-	// copyEncs alternate: one may be read by the COPY in flight while
-	// the next batch is encoded into the other.
-	copyEncs [2]sinkCopyEncoder
-	copyNext int
+	args    []any
+	keyBuf  []byte
+	copyEnc sinkCopyEncoder
 	// copying is the COPY in flight: batches load in the background
 	// while the runtime converts the next records. Every other use of the
 	// connection waits for it (settle).

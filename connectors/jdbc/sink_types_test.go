@@ -343,3 +343,46 @@ func TestSinkPostgresStreamingCopy(t *testing.T) {
 	sinkWantErr(t, err, "orders", "duplicate key")
 	sinkWantRows(t, sinkRows(t, db, "SELECT id FROM orders"), "1", "2", "3", "4", "5", "6", "7", "8")
 }
+
+// Upsert batches of new keys stream into one COPY inside one savepoint; a
+// key met twice in the stream (or already in the table) rolls the whole
+// stream back, and every batch in it is written again with statements, in
+// order, so that each row ends with its last value.
+func TestSinkPostgresStreamingUpsertCopy(t *testing.T) {
+	db := postgresDB(t)
+	task, _ := sinkStart(t, db, sinkProps(db, "auto.create", "true", "insert.mode", "upsert",
+		"pk.mode", "record_value", "pk.fields", "id", "batch.size", "2"))
+	var stmts []string
+	task.execHook = func(q string, _ []any) error {
+		if strings.HasSuffix(q, "(continued)") {
+			q = "COPY+"
+		}
+		stmts = append(stmts, strings.Fields(q)[0])
+		return nil
+	}
+	var off int64
+	put := func(recs ...connect.SinkRecord) {
+		t.Helper()
+		for i := range recs {
+			recs[i].Offset = off
+			off++
+		}
+		sinkPut(t, task, recs...)
+	}
+	put(sinkOrder(0, 0, 1, "a", 1), sinkOrder(0, 0, 2, "b", 2), sinkOrder(0, 0, 3, "c", 3), sinkOrder(0, 0, 4, "d", 4))
+	put(sinkOrder(0, 0, 5, "e", 5), sinkOrder(0, 0, 6, "f", 6))
+	sinkCommit(t, task)
+	if got := strings.Join(stmts, ","); got != "SAVEPOINT,COPY,COPY+,COPY+,RELEASE" {
+		t.Errorf("statements %s, want one COPY streaming three batches", got)
+	}
+	sinkWantRows(t, sinkRows(t, db, "SELECT id, name FROM orders"), "1|a", "2|b", "3|c", "4|d", "5|e", "6|f")
+
+	stmts = nil
+	put(sinkOrder(0, 0, 7, "g", 7), sinkOrder(0, 0, 8, "h", 8))
+	put(sinkOrder(0, 0, 7, "g2", 70), sinkOrder(0, 0, 9, "i", 9)) // 7 again, in the same stream
+	sinkCommit(t, task)
+	if got := strings.Join(stmts, ","); got != "SAVEPOINT,COPY,COPY+,ROLLBACK,INSERT,INSERT" {
+		t.Errorf("statements %s, want the stream rolled back and both batches written again", got)
+	}
+	sinkWantRows(t, sinkRows(t, db, "SELECT id, name, qty FROM orders WHERE id >= 7"), "7|g2|70", "8|h|8", "9|i|9")
+}
