@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -48,6 +49,10 @@ type Distributed struct {
 	ready     atomic.Bool
 
 	kick chan struct{} // wakes the reconcile loop
+
+	// taskConfigsMu orders, at the leader, the task configs a running
+	// connector sends with the empty set and STOPPED state a stop writes.
+	taskConfigsMu sync.Mutex
 
 	mu         sync.Mutex // guards everything below, and what runs here
 	owned      map[string]bool
@@ -183,8 +188,13 @@ func (h *Distributed) Run(ctx context.Context) error {
 	// inter.worker.key.ttl.ms, as Kafka Connect's leader does.
 	keyCheck := time.NewTicker(max(min(h.dcfg.KeyTTL/4, time.Minute), time.Second))
 	defer keyCheck.Stop()
+	// Statuses read after the last reconcile pass are swept too.
+	sweep := time.NewTicker(statusSweepInterval)
+	defer sweep.Stop()
 	for {
 		select {
+		case <-sweep.C:
+			h.sweep()
 		case <-keyCheck.C:
 			if err := h.EnsureSessionKey(ctx); err != nil {
 				h.log.Warn("rotating the session key failed", "error", err)
@@ -199,6 +209,16 @@ func (h *Distributed) Run(ctx context.Context) error {
 			h.reconcile(ctx)
 		}
 	}
+}
+
+// statusSweepInterval is how often statuses left for tasks whose config
+// is gone are looked for, besides every reconcile pass.
+const statusSweepInterval = 10 * time.Second
+
+func (h *Distributed) sweep() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.sweepStatusesLocked(context.Background(), h.store.Snapshot())
 }
 
 // Kick asks for a reconcile pass; calls coalesce.
@@ -414,23 +434,7 @@ func (h *Distributed) reconcile(ctx context.Context) {
 		cfgs := snap.Tasks[id.Connector]
 		return id.Task >= len(cfgs) || !maps.Equal(h.tasks[id].config, cfgs[id.Task])
 	})
-	// Statuses of tasks whose config is gone: one stopped here before this
-	// worker read that (a revocation can come first) left its last status
-	// behind, and a worker that died running one left RUNNING for good.
-	// The leader deletes the dead workers' ones, as Kafka Connect's leader
-	// deletes those of deleted tasks after a rebalance; a live worker
-	// deletes its own once its task stopped.
-	for name := range snap.Connectors {
-		for _, ts := range h.status.Tasks(name) {
-			id := TaskID{Connector: name, Task: ts.ID}
-			if ts.ID < len(snap.Tasks[name]) || h.tasks[id] != nil {
-				continue
-			}
-			if ts.WorkerID == h.workerID || h.members != nil && !h.members[ts.WorkerID] {
-				h.deleteTaskStatus(ctx, id)
-			}
-		}
-	}
+	h.sweepStatusesLocked(ctx, snap)
 	for id := range h.ownedTasks {
 		cfgs, ok := snap.Tasks[id.Connector]
 		if _, exists := snap.Connectors[id.Connector]; !exists || !ok || id.Task >= len(cfgs) {
@@ -566,9 +570,15 @@ func (h *Distributed) generateTaskConfigs(name string, dc *dconn, snap ClusterCo
 		defer cancel()
 		var err error
 		if leader {
-			err = h.store.PutTaskConfigs(ctx, name, cfgs)
+			err = h.putTaskConfigs(ctx, name, cfgs)
 		} else {
 			err = postTaskConfigs(ctx, leaderURL, name, cfgs, key)
+		}
+		var herr *Error
+		if errors.As(err, &herr) && herr.Status < 500 {
+			// Stopped or deleted since: nothing to submit any more.
+			h.log.Debug("task configs not submitted", "connector", name, "reason", err)
+			return
 		}
 		if err != nil {
 			// The next rebalance or reconfiguration tries again.
@@ -614,6 +624,27 @@ func (h *Distributed) stopTasksLocked(match func(TaskID) bool) {
 	for _, id := range stopped {
 		if id.Task >= len(snap.Tasks[id.Connector]) {
 			h.deleteTaskStatus(context.Background(), id)
+		}
+	}
+}
+
+// sweepStatusesLocked deletes the statuses of tasks whose config is gone
+// that nobody else will: one stopped here before this worker read that
+// (a revocation can come first) left its last status behind, and a worker
+// that died running one left RUNNING for good. The leader deletes the
+// dead workers' ones, as Kafka Connect's leader deletes those of deleted
+// tasks after a rebalance; a live worker deletes its own once its task
+// stopped.
+func (h *Distributed) sweepStatusesLocked(ctx context.Context, snap ClusterConfig) {
+	for name := range snap.Connectors {
+		for _, ts := range h.status.Tasks(name) {
+			id := TaskID{Connector: name, Task: ts.ID}
+			if ts.ID < len(snap.Tasks[name]) || h.tasks[id] != nil {
+				continue
+			}
+			if ts.WorkerID == h.workerID || h.members != nil && !h.members[ts.WorkerID] {
+				h.deleteTaskStatus(ctx, id)
+			}
 		}
 	}
 }
@@ -990,14 +1021,23 @@ func (h *Distributed) StopConnector(ctx context.Context, name string) error {
 		if !h.exists(name) {
 			return NotFound("Unknown connector %s", name)
 		}
-		if err := h.store.PutTaskConfigs(ctx, name, nil); err != nil {
-			return Internal("Failed to write the task configs of %s: %v", name, err)
-		}
-		if err := h.store.PutTargetState(ctx, name, Stopped); err != nil {
-			return Internal("Failed to write the target state of %s: %v", name, err)
+		if err := h.writeStop(ctx, name); err != nil {
+			return err
 		}
 		return h.waitTasksGone(ctx, name)
 	}, func(cl *client.Client) error { return cl.Stop(ctx, name) })
+}
+
+func (h *Distributed) writeStop(ctx context.Context, name string) error {
+	h.taskConfigsMu.Lock()
+	defer h.taskConfigsMu.Unlock()
+	if err := h.store.PutTaskConfigs(ctx, name, nil); err != nil {
+		return Internal("Failed to write the task configs of %s: %v", name, err)
+	}
+	if err := h.store.PutTargetState(ctx, name, Stopped); err != nil {
+		return Internal("Failed to write the target state of %s: %v", name, err)
+	}
+	return nil
 }
 
 // activeTasks lists the tasks the status topic still shows as running
@@ -1014,14 +1054,20 @@ func (h *Distributed) activeTasks(name string) []TaskState {
 }
 
 func (h *Distributed) waitTasksGone(ctx context.Context, name string) error {
-	for len(h.activeTasks(name)) > 0 {
+	for {
+		if len(h.activeTasks(name)) == 0 {
+			return nil
+		}
+		// A worker that died running a task will never report it
+		// stopped, and its status may have been read since the last
+		// sweep.
+		h.sweep()
 		select {
 		case <-ctx.Done():
 			return Internal("Timed out waiting for the tasks of %s to stop", name)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	return nil
 }
 
 // RestartConnector answers a plain restart, on the worker running the
@@ -1239,6 +1285,19 @@ func (h *Distributed) SubmitTaskConfigs(ctx context.Context, name string, body [
 	h.mu.Unlock()
 	if !leader {
 		return Conflict(msgConflictingOp)
+	}
+	return h.putTaskConfigs(ctx, name, cfgs)
+}
+
+// putTaskConfigs writes, at the leader, the task configs a connector
+// generated, unless it was deleted or stopped by then: a stop's empty set
+// must stay (Kafka Connect's leader does not reconfigure a connector that
+// is not running).
+func (h *Distributed) putTaskConfigs(ctx context.Context, name string, cfgs []map[string]string) error {
+	h.taskConfigsMu.Lock()
+	defer h.taskConfigsMu.Unlock()
+	if err := h.store.Refresh(ctx); err != nil {
+		return Internal("Failed to read to end of config topic: %v", err)
 	}
 	snap := h.store.Snapshot()
 	if _, ok := snap.Connectors[name]; !ok {
