@@ -76,6 +76,24 @@ func (c *cluster) worker(i int) *testWorker {
 	return &testWorker{t: c.t, s: &Standalone{RESTAddr: c.workers[i].RESTAddr}}
 }
 
+// healthy returns worker i once its /health answers 200.
+func (c *cluster) healthy(i int) *testWorker {
+	w := c.worker(i)
+	eventually(c.t, fmt.Sprintf("worker %d healthy", i), func() bool {
+		code, _ := w.do("GET", "/health", "")
+		return code == 200
+	})
+	return w
+}
+
+// postFileSource creates a one-task FileStreamSource of file.
+func postFileSource(w *testWorker, name, file string) {
+	w.t.Helper()
+	w.must(201, "POST", "/connectors", jsonString(map[string]any{
+		"name": name, "config": map[string]string{"connector.class": "FileStreamSource", "file": file, "topic": "lines", "tasks.max": "1"},
+	}))
+}
+
 func taskWorker(w *testWorker, name string) string {
 	_, body := w.do("GET", "/connectors/"+name+"/status", "")
 	var st struct {
@@ -96,11 +114,7 @@ func taskWorker(w *testWorker, name string) string {
 func TestDistributedClusterInProcess(t *testing.T) {
 	c := startCluster(t, 3, nil)
 	for i := range c.workers {
-		w := c.worker(i)
-		eventually(t, fmt.Sprintf("worker %d healthy", i), func() bool {
-			code, _ := w.do("GET", "/health", "")
-			return code == 200
-		})
+		c.healthy(i)
 	}
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.txt")
@@ -191,18 +205,12 @@ func testingVerbose() bool { return os.Getenv("CONNECTD_TEST_LOG") != "" }
 // the stopped connector shows no task, as Kafka Connect's does.
 func TestDistributedStopWhileRevoking(t *testing.T) {
 	c := startCluster(t, 1, map[string]string{"connect.protocol": "eager"})
-	w := c.worker(0)
-	eventually(t, "worker healthy", func() bool {
-		code, _ := w.do("GET", "/health", "")
-		return code == 200
-	})
+	w := c.healthy(0)
 	in := filepath.Join(t.TempDir(), "in.txt")
 	writeLines(t, in, lines(1, 3)...)
 	for i := range 6 {
 		name := fmt.Sprintf("src-%d", i)
-		w.must(201, "POST", "/connectors", jsonString(map[string]any{
-			"name": name, "config": map[string]string{"connector.class": "FileStreamSource", "file": in, "topic": "lines", "tasks.max": "1"},
-		}))
+		postFileSource(w, name, in)
 		eventually(t, name+" running", func() bool { return w.state(name) == "RUNNING/RUNNING" })
 		w.must(204, "PUT", "/connectors/"+name+"/stop", "")
 		eventually(t, name+" stopped without tasks", func() bool { return w.state(name) == "STOPPED" })
@@ -215,16 +223,10 @@ func TestDistributedStopWhileRevoking(t *testing.T) {
 // stopped connector shows no task.
 func TestDistributedStopForgetsDeadWorkersTasks(t *testing.T) {
 	c := startCluster(t, 1, nil)
-	w := c.worker(0)
-	eventually(t, "worker healthy", func() bool {
-		code, _ := w.do("GET", "/health", "")
-		return code == 200
-	})
+	w := c.healthy(0)
 	in := filepath.Join(t.TempDir(), "in.txt")
 	writeLines(t, in, lines(1, 3)...)
-	w.must(201, "POST", "/connectors", jsonString(map[string]any{
-		"name": "src", "config": map[string]string{"connector.class": "FileStreamSource", "file": in, "topic": "lines", "tasks.max": "1"},
-	}))
+	postFileSource(w, "src", in)
 	eventually(t, "src running", func() bool { return w.state("src") == "RUNNING/RUNNING" })
 
 	// Task 1, from when the connector had two tasks, on a worker gone
