@@ -148,6 +148,7 @@ func (c *SinkConnector) Validate(config map[string]string) map[string][]string {
 		out[sinkConnectionURL] = append(out[sinkConnectionURL], msg)
 		return out
 	}
-	db.Close()
+	// The task, started a moment later, takes this connection.
+	sinkIdle.put(connKey(url, user, password), db)
 	return out
 }

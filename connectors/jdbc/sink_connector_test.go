@@ -1,6 +1,7 @@
 package jdbc
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -169,5 +170,78 @@ func TestSinkConnectorValidateUnreachable(t *testing.T) {
 		"connection.password": "topsecret", "connection.attempts": "2", "connection.backoff.ms": "1"})
 	if err == nil || strings.Contains(err.Error(), "secret") || !strings.Contains(err.Error(), "127.0.0.1:1") {
 		t.Errorf("task Start: %v", err)
+	}
+}
+
+// sinkIdlePIDs are the backend PIDs of the PostgreSQL connections sinkIdle
+// holds for db.
+func sinkIdlePIDs(t *testing.T, db *testDB) []uint32 {
+	t.Helper()
+	key := connKey(db.URL, db.User, db.Password)
+	sinkIdle.mu.Lock()
+	defer sinkIdle.mu.Unlock()
+	var pids []uint32
+	for _, e := range sinkIdle.idle {
+		if e.key == key {
+			var pid uint32
+			if err := e.v.QueryRow("SELECT pg_backend_pid()").Scan(&pid); err != nil {
+				t.Fatal(err)
+			}
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+func sinkTaskPID(t *testing.T, task *SinkTask) uint32 {
+	t.Helper()
+	conn, err := task.connection()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pid uint32
+	if err := conn.QueryRowContext(context.Background(), "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
+
+// The connection that validated a config is the one its task starts
+// with; one the server closed meanwhile is replaced.
+func TestSinkHandsConnectionOver(t *testing.T) {
+	db := postgresDB(t)
+	props := sinkProps(db, "auto.create", "true")
+	c := &SinkConnector{}
+	if errs := c.Validate(props); len(errs) > 0 {
+		t.Fatalf("Validate: %v", errs)
+	}
+	validated := sinkIdlePIDs(t, db)
+	if len(validated) != 1 {
+		t.Fatalf("after Validate, idle connections %v, want 1", validated)
+	}
+	task, _ := sinkStart(t, db, props)
+	if got := sinkTaskPID(t, task); got != validated[0] {
+		t.Errorf("the task runs on backend %d, want the validated %d", got, validated[0])
+	}
+	if got := sinkIdlePIDs(t, db); len(got) != 0 {
+		t.Errorf("idle connections %v after the task took its own", got)
+	}
+
+	if errs := c.Validate(props); len(errs) > 0 {
+		t.Fatalf("Validate: %v", errs)
+	}
+	gone := sinkIdlePIDs(t, db)
+	if len(gone) != 1 {
+		t.Fatalf("after Validate, idle connections %v, want 1", gone)
+	}
+	db.exec(t, "SELECT pg_terminate_backend($1)", gone[0])
+	task, _ = sinkStart(t, db, props)
+	if got := sinkTaskPID(t, task); got == gone[0] {
+		t.Errorf("the task runs on the terminated backend %d", got)
+	}
+	sinkPut(t, task, sinkOrder(0, 0, 1, "a", 1))
+	sinkCommit(t, task)
+	if n := sinkCount(t, db, "orders"); n != 1 {
+		t.Errorf("%d rows, want 1", n)
 	}
 }

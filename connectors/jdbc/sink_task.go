@@ -113,7 +113,7 @@ func (t *SinkTask) Start(ctx connect.SinkTaskContext, config map[string]string) 
 	var db *sql.DB
 	var d *Dialect
 	for attempt := 1; ; attempt++ {
-		db, d, err = Open(context.Background(), cfg.url, cfg.user, cfg.password)
+		db, d, err = sinkOpen(context.Background(), cfg.url, cfg.user, cfg.password)
 		if err == nil {
 			break
 		}
@@ -133,6 +133,29 @@ func (t *SinkTask) Start(ctx connect.SinkTaskContext, config map[string]string) 
 	}
 	slog.Debug("JDBC sink task started", "dialect", d.Name, "insert.mode", cfg.insertMode, "pk.mode", cfg.pkMode)
 	return nil
+}
+
+// sinkIdle hands the connection that validated a config over to the task
+// (handOver).
+var sinkIdle = &handOver[*sql.DB]{ttl: handOverTTL, max: 4, close: func(db *sql.DB) { db.Close() }}
+
+// sinkOpen takes the connection the config's validation left, when it
+// still answers, or opens one.
+func sinkOpen(ctx context.Context, url, user, password string) (*sql.DB, *Dialect, error) {
+	if db, ok := sinkIdle.take(connKey(url, user, password)); ok {
+		d, _, err := ParseURL(url, user, password)
+		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		// database/sql replaces a pooled connection the server closed.
+		if err == nil {
+			err = db.PingContext(pctx)
+		}
+		cancel()
+		if err == nil {
+			return db, d, nil
+		}
+		db.Close()
+	}
+	return Open(ctx, url, user, password)
 }
 
 // Open implements connect.SinkTask; nothing to do.

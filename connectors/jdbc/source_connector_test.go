@@ -204,13 +204,13 @@ func srcWaitFor(t *testing.T, cond func() bool) {
 // srcIdlePIDs are the backend PIDs of the PostgreSQL connections srcIdle
 // holds for db.
 func srcIdlePIDs(db *testDB) []uint32 {
-	key := srcIdleKey(db.URL, db.User, db.Password)
+	key := connKey(db.URL, db.User, db.Password)
 	srcIdle.mu.Lock()
 	defer srcIdle.mu.Unlock()
 	var pids []uint32
 	for _, e := range srcIdle.idle {
-		if e.c.key == key {
-			pids = append(pids, e.c.pg.PgConn().PID())
+		if e.key == key {
+			pids = append(pids, e.v.pg.PgConn().PID())
 		}
 	}
 	return pids

@@ -9,7 +9,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -24,7 +23,7 @@ type srcConn struct {
 	d   *Dialect
 	pg  *pgx.Conn
 	db  *sql.DB
-	key string // URL and credentials, for srcIdle
+	key string // URL and credentials, for srcIdle (connKey)
 
 	// mappings caches, per SQL text, the struct mapping of its result.
 	mappings map[string]*srcMapping
@@ -55,10 +54,10 @@ func srcOpen(ctx context.Context, url, user, password string) (*srcConn, error) 
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	key := srcIdleKey(url, user, password)
+	key := connKey(url, user, password)
 	for {
-		c := srcIdle.take(key)
-		if c == nil {
+		c, ok := srcIdle.take(key)
+		if !ok {
 			break
 		}
 		if c.ping(ctx) == nil {
@@ -163,7 +162,7 @@ func (c *srcConn) release() {
 	}
 	clear(c.mappings)
 	clear(c.pgNotNull)
-	srcIdle.put(c)
+	srcIdle.put(c.key, c)
 }
 
 func (c *srcConn) close() {
@@ -571,66 +570,5 @@ func srcIsDataError(err error) bool {
 	return errors.As(err, &ve)
 }
 
-// srcIdle keeps a few released connections for a few seconds. Creating
-// a connector validates its config, starts it and starts its tasks, each
-// needing a connection within milliseconds of the previous one; a
-// PostgreSQL connection takes tens of milliseconds to open, and its first
-// catalog queries as long again while the new backend fills its caches.
-// A restart (a PUT of the config, a resume, a rebalance) goes the same
-// way. It is a hand-over, not a pool: few, short-lived, so that idle
-// connections never crowd the database's max_connections.
-var srcIdle = &srcIdleConns{ttl: 10 * time.Second, max: 4}
-
-type srcIdleConns struct {
-	ttl  time.Duration
-	max  int
-	mu   sync.Mutex
-	idle []*srcIdleConn // oldest first
-}
-
-type srcIdleConn struct {
-	c     *srcConn
-	timer *time.Timer
-}
-
-// srcIdleKey keeps connections opened with other credentials apart.
-func srcIdleKey(url, user, password string) string {
-	return url + "\x00" + user + "\x00" + password
-}
-
-// take removes the most recently released connection of key, if any.
-func (p *srcIdleConns) take(key string) *srcConn {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for i := len(p.idle) - 1; i >= 0; i-- {
-		if e := p.idle[i]; e.c.key == key {
-			p.idle = slices.Delete(p.idle, i, i+1)
-			e.timer.Stop()
-			return e.c
-		}
-	}
-	return nil
-}
-
-func (p *srcIdleConns) put(c *srcConn) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	e := &srcIdleConn{c: c}
-	e.timer = time.AfterFunc(p.ttl, func() {
-		p.mu.Lock()
-		n := len(p.idle)
-		p.idle = slices.DeleteFunc(p.idle, func(x *srcIdleConn) bool { return x == e })
-		gone := len(p.idle) < n
-		p.mu.Unlock()
-		if gone { // else taken meanwhile
-			c.close()
-		}
-	})
-	p.idle = append(p.idle, e)
-	if len(p.idle) > p.max {
-		old := p.idle[0]
-		p.idle = p.idle[1:]
-		old.timer.Stop()
-		go old.c.close()
-	}
-}
+// srcIdle hands released source connections over (handover.go).
+var srcIdle = &handOver[*srcConn]{ttl: handOverTTL, max: 4, close: (*srcConn).close}

@@ -1,0 +1,78 @@
+package jdbc
+
+import (
+	"slices"
+	"sync"
+	"time"
+)
+
+// handOver keeps a few released connections for a few seconds, by the URL
+// and credentials they were opened with. Creating a connector validates
+// its config, starts it and starts its tasks, each needing a connection
+// within milliseconds of the previous one; a PostgreSQL connection takes
+// tens of milliseconds to open, and its first catalog queries as long
+// again while the new backend fills its caches. A restart (a PUT of the
+// config, a resume, a rebalance) goes the same way. It is a hand-over, not
+// a pool: few, short-lived, so that idle connections never crowd the
+// database's max_connections.
+type handOver[T any] struct {
+	ttl   time.Duration
+	max   int
+	close func(T)
+
+	mu   sync.Mutex
+	idle []*handedOver[T] // oldest first
+}
+
+type handedOver[T any] struct {
+	key   string
+	v     T
+	timer *time.Timer
+}
+
+// handOverTTL is how long a released connection waits for its next user.
+const handOverTTL = 10 * time.Second
+
+// connKey keeps connections opened with other credentials apart.
+func connKey(url, user, password string) string {
+	return url + "\x00" + user + "\x00" + password
+}
+
+// take removes the most recently released connection of key, if any.
+func (p *handOver[T]) take(key string) (T, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i := len(p.idle) - 1; i >= 0; i-- {
+		if e := p.idle[i]; e.key == key {
+			p.idle = slices.Delete(p.idle, i, i+1)
+			e.timer.Stop()
+			return e.v, true
+		}
+	}
+	var zero T
+	return zero, false
+}
+
+// put keeps v for ttl, closing the oldest connection beyond max.
+func (p *handOver[T]) put(key string, v T) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	e := &handedOver[T]{key: key, v: v}
+	e.timer = time.AfterFunc(p.ttl, func() {
+		p.mu.Lock()
+		n := len(p.idle)
+		p.idle = slices.DeleteFunc(p.idle, func(x *handedOver[T]) bool { return x == e })
+		gone := len(p.idle) < n
+		p.mu.Unlock()
+		if gone { // else taken meanwhile
+			p.close(v)
+		}
+	})
+	p.idle = append(p.idle, e)
+	if len(p.idle) > p.max {
+		old := p.idle[0]
+		p.idle = p.idle[1:]
+		old.timer.Stop()
+		go p.close(old.v)
+	}
+}
