@@ -2,6 +2,7 @@ package jdbc
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -177,20 +178,13 @@ func TestSinkConnectorValidateUnreachable(t *testing.T) {
 // holds for db.
 func sinkIdlePIDs(t *testing.T, db *testDB) []uint32 {
 	t.Helper()
-	key := connKey(db.URL, db.User, db.Password)
-	sinkIdle.mu.Lock()
-	defer sinkIdle.mu.Unlock()
-	var pids []uint32
-	for _, e := range sinkIdle.idle {
-		if e.key == key {
-			var pid uint32
-			if err := e.v.QueryRow("SELECT pg_backend_pid()").Scan(&pid); err != nil {
-				t.Fatal(err)
-			}
-			pids = append(pids, pid)
+	return heldPIDs(sinkIdle, db, func(h *sql.DB) uint32 {
+		var pid uint32
+		if err := h.QueryRow("SELECT pg_backend_pid()").Scan(&pid); err != nil {
+			t.Fatal(err)
 		}
-	}
-	return pids
+		return pid
+	})
 }
 
 func sinkTaskPID(t *testing.T, task *SinkTask) uint32 {

@@ -201,19 +201,25 @@ func srcWaitFor(t *testing.T, cond func() bool) {
 	}
 }
 
-// srcIdlePIDs are the backend PIDs of the PostgreSQL connections srcIdle
+// heldPIDs are the backend PIDs, as pid reads them, of the connections p
 // holds for db.
-func srcIdlePIDs(db *testDB) []uint32 {
+func heldPIDs[T any](p *handOver[T], db *testDB, pid func(T) uint32) []uint32 {
 	key := connKey(db.URL, db.User, db.Password)
-	srcIdle.mu.Lock()
-	defer srcIdle.mu.Unlock()
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	var pids []uint32
-	for _, e := range srcIdle.idle {
+	for _, e := range p.idle {
 		if e.key == key {
-			pids = append(pids, e.v.pg.PgConn().PID())
+			pids = append(pids, pid(e.v))
 		}
 	}
 	return pids
+}
+
+// srcIdlePIDs are the backend PIDs of the PostgreSQL connections srcIdle
+// holds for db.
+func srcIdlePIDs(db *testDB) []uint32 {
+	return heldPIDs(srcIdle, db, func(c *srcConn) uint32 { return c.pg.PgConn().PID() })
 }
 
 // Validating a config, starting the connector and starting its task use
