@@ -76,9 +76,10 @@ func (m offsetsManager) get(ctx context.Context, c connectorRef) (*ConnectorOffs
 	if c.typ == connect.PluginSink {
 		return m.sinkOffsets(ctx, c.name, c.config)
 	}
-	out := &ConnectorOffsets{Offsets: []ConnectorOffset{}}
-	for _, po := range m.store.Offsets(c.name) {
-		out.Offsets = append(out.Offsets, ConnectorOffset{Partition: po.Partition, Offset: po.Offset})
+	pos := m.store.Offsets(c.name)
+	out := &ConnectorOffsets{Offsets: make([]ConnectorOffset, len(pos))}
+	for i, po := range pos {
+		out.Offsets[i] = ConnectorOffset{Partition: po.Partition, Offset: po.Offset}
 	}
 	return out, nil
 }

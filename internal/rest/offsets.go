@@ -119,7 +119,13 @@ func offsetMap(v any, where string) (map[string]any, error) {
 // partition and offset map in Java HashMap order, as Kafka writes them
 // (a sink partition shows kafka_partition before kafka_topic).
 func encodeOffsets(offsets *herder.ConnectorOffsets) ([]byte, error) {
-	b := []byte(`{"offsets":[`)
+	var b []byte
+	if offsets != nil {
+		// About what a small partition and offset take, so that a large
+		// list is not copied as it grows.
+		b = make([]byte, 0, 16+64*len(offsets.Offsets))
+	}
+	b = append(b, `{"offsets":[`...)
 	if offsets != nil {
 		for i, o := range offsets.Offsets {
 			if i > 0 {
