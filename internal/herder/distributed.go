@@ -575,7 +575,7 @@ func (h *Distributed) generateTaskConfigs(name string, dc *dconn, snap ClusterCo
 			err = postTaskConfigs(ctx, leaderURL, name, cfgs, key)
 		}
 		var herr *Error
-		if errors.As(err, &herr) && herr.Status < 500 {
+		if errors.As(err, &herr) && (herr.Status == http.StatusBadRequest || herr.Status == http.StatusNotFound) {
 			// Stopped or deleted since: nothing to submit any more.
 			h.log.Debug("task configs not submitted", "connector", name, "reason", err)
 			return

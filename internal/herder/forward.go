@@ -155,7 +155,7 @@ func postTaskConfigs(ctx context.Context, leaderURL, name string, configs []map[
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		return fmt.Errorf("the leader refused the task configs of %s: %d %s", name, resp.StatusCode, msg)
+		return &Error{Status: resp.StatusCode, Message: fmt.Sprintf("the leader refused the task configs of %s: %d %s", name, resp.StatusCode, msg)}
 	}
 	return nil
 }
