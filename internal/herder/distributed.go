@@ -376,7 +376,11 @@ func (h *Distributed) taskState(id TaskID) string {
 func (h *Distributed) TaskState(t *worker.Task, state, trace string) {
 	id := TaskID{Connector: t.Connector, Task: t.ID}
 	if cur, ok := h.incarnations.Load(id); ok && cur.(*worker.Task) != t {
-		return
+		// A task starting here may report before StartTask returned: it
+		// claims its place, unless it is an old one, told to stop.
+		if cur != startingTask || t.Stopping() || !h.incarnations.CompareAndSwap(id, startingTask, t) {
+			return
+		}
 	}
 	gen := h.gen.Load()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -590,7 +594,12 @@ func (h *Distributed) generateTaskConfigs(name string, dc *dconn, snap ClusterCo
 	}()
 }
 
+// startingTask stands in incarnations for a task being started, until
+// StartTask returns it or its first report claims the place.
+var startingTask = new(worker.Task)
+
 func (h *Distributed) startTaskLocked(id TaskID, connConfig, taskConfig map[string]string, paused bool) {
+	h.incarnations.Store(id, startingTask)
 	t, err := h.w.StartTask(id.Connector, id.Task, connConfig, taskConfig, paused)
 	if err != nil {
 		h.putTaskStatus(id, StateFailed, trace(err), false)

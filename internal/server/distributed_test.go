@@ -245,3 +245,21 @@ func TestDistributedStopForgetsDeadWorkersTasks(t *testing.T) {
 	w.must(204, "PUT", "/connectors/src/stop", "")
 	eventually(t, "src stopped without tasks", func() bool { return w.state("src") == "STOPPED" })
 }
+
+// A task started again on the worker that ran it reports RUNNING even
+// when its first report comes before the herder has recorded it as the
+// task's current incarnation.
+func TestDistributedTaskStartedAgainReportsRunning(t *testing.T) {
+	c := startCluster(t, 1, nil)
+	w := c.healthy(0)
+	in := filepath.Join(t.TempDir(), "in.txt")
+	writeLines(t, in, lines(1, 3)...)
+	postFileSource(w, "src", in)
+	eventually(t, "src running", func() bool { return w.state("src") == "RUNNING/RUNNING" })
+	for i := range 8 {
+		w.must(204, "PUT", "/connectors/src/stop", "")
+		eventually(t, fmt.Sprintf("src stopped (%d)", i), func() bool { return w.state("src") == "STOPPED" })
+		w.must(202, "PUT", "/connectors/src/resume", "")
+		eventually(t, fmt.Sprintf("src running again (%d)", i), func() bool { return w.state("src") == "RUNNING/RUNNING" })
+	}
+}

@@ -96,6 +96,13 @@ func (t *Task) Stop() bool {
 	}
 }
 
+// Stopping reports whether the task was told to stop.
+func (t *Task) Stopping() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.stopped
+}
+
 // Done is closed when the task's goroutine has finished.
 func (t *Task) Done() <-chan struct{} { return t.done }
 
