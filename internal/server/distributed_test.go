@@ -217,17 +217,23 @@ func TestDistributedStopWhileRevoking(t *testing.T) {
 	}
 }
 
-// A worker that died running a task leaves its RUNNING status behind.
-// Once the task's config is gone (here: a stop), the leader deletes that
-// status, as Kafka Connect's leader does, so the stop returns and the
-// stopped connector shows no task.
-func TestDistributedStopForgetsDeadWorkersTasks(t *testing.T) {
+// runningSource starts a one-worker cluster running FileStreamSource src.
+func runningSource(t *testing.T) (*cluster, *testWorker) {
 	c := startCluster(t, 1, nil)
 	w := c.healthy(0)
 	in := filepath.Join(t.TempDir(), "in.txt")
 	writeLines(t, in, lines(1, 3)...)
 	postFileSource(w, "src", in)
 	eventually(t, "src running", func() bool { return w.state("src") == "RUNNING/RUNNING" })
+	return c, w
+}
+
+// A worker that died running a task leaves its RUNNING status behind.
+// Once the task's config is gone (here: a stop), the leader deletes that
+// status, as Kafka Connect's leader does, so the stop returns and the
+// stopped connector shows no task.
+func TestDistributedStopForgetsDeadWorkersTasks(t *testing.T) {
+	c, w := runningSource(t)
 
 	// Task 1, from when the connector had two tasks, on a worker gone
 	// since.
@@ -250,12 +256,7 @@ func TestDistributedStopForgetsDeadWorkersTasks(t *testing.T) {
 // when its first report comes before the herder has recorded it as the
 // task's current incarnation.
 func TestDistributedTaskStartedAgainReportsRunning(t *testing.T) {
-	c := startCluster(t, 1, nil)
-	w := c.healthy(0)
-	in := filepath.Join(t.TempDir(), "in.txt")
-	writeLines(t, in, lines(1, 3)...)
-	postFileSource(w, "src", in)
-	eventually(t, "src running", func() bool { return w.state("src") == "RUNNING/RUNNING" })
+	_, w := runningSource(t)
 	for i := range 8 {
 		w.must(204, "PUT", "/connectors/src/stop", "")
 		eventually(t, fmt.Sprintf("src stopped (%d)", i), func() bool { return w.state("src") == "STOPPED" })
