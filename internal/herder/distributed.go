@@ -218,7 +218,7 @@ const statusSweepInterval = 10 * time.Second
 func (h *Distributed) sweep() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.sweepStatusesLocked(context.Background(), h.store.Snapshot())
+	h.sweepStatusesLocked(context.Background(), h.store.Snapshot(), nil)
 }
 
 // Kick asks for a reconcile pass; calls coalesce.
@@ -232,7 +232,8 @@ func (h *Distributed) Kick() {
 func (h *Distributed) stopAll() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.stopTasksLocked(func(TaskID) bool { return true })
+	stopped := h.stopTasksLocked(func(TaskID) bool { return true })
+	h.sweepStatusesLocked(context.Background(), h.store.Snapshot(), stopped)
 	for name, dc := range h.conns {
 		h.stopConnLocked(name, dc)
 	}
@@ -274,7 +275,8 @@ func (h *Distributed) Revoked(connectors []string, tasks []TaskID) {
 		revokedTask[id] = true
 		delete(h.ownedTasks, id)
 	}
-	h.stopTasksLocked(func(id TaskID) bool { return revokedTask[id] })
+	stopped := h.stopTasksLocked(func(id TaskID) bool { return revokedTask[id] })
+	h.sweepStatusesLocked(context.Background(), h.store.Snapshot(), stopped)
 	for _, name := range connectors {
 		delete(h.owned, name)
 		if dc := h.conns[name]; dc != nil {
@@ -431,14 +433,14 @@ func (h *Distributed) reconcile(ctx context.Context) {
 
 	// Tasks first: those no longer owned or configured stop before their
 	// connector might.
-	h.stopTasksLocked(func(id TaskID) bool {
+	stopped := h.stopTasksLocked(func(id TaskID) bool {
 		if !h.ownedTasks[id] {
 			return true
 		}
 		cfgs := snap.Tasks[id.Connector]
 		return id.Task >= len(cfgs) || !maps.Equal(h.tasks[id].config, cfgs[id.Task])
 	})
-	h.sweepStatusesLocked(ctx, snap)
+	h.sweepStatusesLocked(ctx, snap, stopped)
 	for id := range h.ownedTasks {
 		cfgs, ok := snap.Tasks[id.Connector]
 		if _, exists := snap.Connectors[id.Connector]; !exists || !ok || id.Task >= len(cfgs) {
@@ -610,10 +612,8 @@ func (h *Distributed) startTaskLocked(id TaskID, connConfig, taskConfig map[stri
 }
 
 // stopTasksLocked stops, in parallel, the tasks running here that match;
-// each reports its last state. Those whose config is gone then lose their
-// status, as Kafka Connect's leader deletes it after the rebalance: after
-// the task's own last write, so that nothing brings it back.
-func (h *Distributed) stopTasksLocked(match func(TaskID) bool) {
+// each reports its last state before it returns them.
+func (h *Distributed) stopTasksLocked(match func(TaskID) bool) []TaskID {
 	var wg sync.WaitGroup
 	var stopped []TaskID
 	for id, dt := range h.tasks {
@@ -629,32 +629,35 @@ func (h *Distributed) stopTasksLocked(match func(TaskID) bool) {
 		}()
 	}
 	wg.Wait()
-	snap := h.store.Snapshot()
-	for _, id := range stopped {
-		if id.Task >= len(snap.Tasks[id.Connector]) {
-			h.deleteTaskStatus(context.Background(), id)
-		}
-	}
+	return stopped
 }
 
-// sweepStatusesLocked deletes the statuses of tasks whose config is gone
-// that nobody else will: one stopped here before this worker read that
-// (a revocation can come first) left its last status behind, and a worker
-// that died running one left RUNNING for good. The leader deletes the
-// dead workers' ones, as Kafka Connect's leader deletes those of deleted
-// tasks after a rebalance; a live worker deletes its own once its task
-// stopped.
-func (h *Distributed) sweepStatusesLocked(ctx context.Context, snap ClusterConfig) {
+// sweepStatusesLocked deletes the statuses of tasks whose config is gone,
+// as Kafka Connect's leader deletes those of deleted tasks after a
+// rebalance, where nobody else will: those of the tasks just stopped
+// here (after their last report, so that nothing brings them back), those
+// this worker's tasks left behind (a task stopped by a revocation before
+// this worker read that its config is gone), and, at the leader, those of
+// workers no longer in the group (they died running the task, leaving
+// RUNNING for good).
+func (h *Distributed) sweepStatusesLocked(ctx context.Context, snap ClusterConfig, stopped []TaskID) {
+	gone := func(id TaskID) bool { return id.Task >= len(snap.Tasks[id.Connector]) }
+	forget := map[TaskID]bool{}
+	for _, id := range stopped {
+		if gone(id) {
+			forget[id] = true
+		}
+	}
 	for name := range snap.Connectors {
 		for _, ts := range h.status.Tasks(name) {
 			id := TaskID{Connector: name, Task: ts.ID}
-			if ts.ID < len(snap.Tasks[name]) || h.tasks[id] != nil {
-				continue
-			}
-			if ts.WorkerID == h.workerID || h.members != nil && !h.members[ts.WorkerID] {
-				h.deleteTaskStatus(ctx, id)
+			if gone(id) && h.tasks[id] == nil && (ts.WorkerID == h.workerID || h.members != nil && !h.members[ts.WorkerID]) {
+				forget[id] = true
 			}
 		}
+	}
+	for id := range forget {
+		h.deleteTaskStatus(ctx, id)
 	}
 }
 

@@ -23,21 +23,8 @@ var flushLog struct {
 }
 
 func init() {
-	connect.Register(connect.Plugin{Class: flushLogSinkClass, Type: connect.PluginSink, Version: "test",
-		New: func() any { return &flushLogSinkConnector{} }})
+	registerTestSink(flushLogSinkClass, func() connect.SinkTask { return &flushLogSinkTask{} })
 }
-
-type flushLogSinkConnector struct{}
-
-func (*flushLogSinkConnector) Version() string                                         { return "test" }
-func (*flushLogSinkConnector) Config() *connect.ConfigDef                              { return connect.NewConfigDef() }
-func (*flushLogSinkConnector) Start(connect.ConnectorContext, map[string]string) error { return nil }
-func (*flushLogSinkConnector) TaskConfigs(int) ([]map[string]string, error) {
-	return []map[string]string{{}}, nil
-}
-func (*flushLogSinkConnector) Stop() error               { return nil }
-func (*flushLogSinkConnector) TaskClass() string         { return flushLogSinkClass + "Task" }
-func (*flushLogSinkConnector) NewTask() connect.SinkTask { return &flushLogSinkTask{} }
 
 type flushLogSinkTask struct{}
 

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"github.com/connectd/connectd/connect"
 	"io"
 	"path/filepath"
 	"testing"
@@ -141,3 +142,25 @@ var (
 	writeLines = servertest.WriteLines
 	readLines  = servertest.ReadLines
 )
+
+// registerTestSink registers a sink plugin of class whose connector runs
+// one task, made by newTask, with no config.
+func registerTestSink(class string, newTask func() connect.SinkTask) {
+	connect.Register(connect.Plugin{Class: class, Type: connect.PluginSink, Version: "test",
+		New: func() any { return &testSinkConnector{class: class, newTask: newTask} }})
+}
+
+type testSinkConnector struct {
+	class   string
+	newTask func() connect.SinkTask
+}
+
+func (*testSinkConnector) Version() string                                         { return "test" }
+func (*testSinkConnector) Config() *connect.ConfigDef                              { return connect.NewConfigDef() }
+func (*testSinkConnector) Start(connect.ConnectorContext, map[string]string) error { return nil }
+func (*testSinkConnector) TaskConfigs(int) ([]map[string]string, error) {
+	return []map[string]string{{}}, nil
+}
+func (*testSinkConnector) Stop() error                 { return nil }
+func (c *testSinkConnector) TaskClass() string         { return c.class + "Task" }
+func (c *testSinkConnector) NewTask() connect.SinkTask { return c.newTask() }

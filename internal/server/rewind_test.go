@@ -26,22 +26,7 @@ var rewindLog struct {
 	offsets []int64
 }
 
-func init() {
-	connect.Register(connect.Plugin{Class: rewindSinkClass, Type: connect.PluginSink, Version: "test",
-		New: func() any { return &rewindSinkConnector{} }})
-}
-
-type rewindSinkConnector struct{}
-
-func (*rewindSinkConnector) Version() string                                         { return "test" }
-func (*rewindSinkConnector) Config() *connect.ConfigDef                              { return connect.NewConfigDef() }
-func (*rewindSinkConnector) Start(connect.ConnectorContext, map[string]string) error { return nil }
-func (*rewindSinkConnector) TaskConfigs(int) ([]map[string]string, error) {
-	return []map[string]string{{}}, nil
-}
-func (*rewindSinkConnector) Stop() error               { return nil }
-func (*rewindSinkConnector) TaskClass() string         { return rewindSinkClass + "Task" }
-func (*rewindSinkConnector) NewTask() connect.SinkTask { return &rewindSinkTask{} }
+func init() { registerTestSink(rewindSinkClass, func() connect.SinkTask { return &rewindSinkTask{} }) }
 
 type rewindSinkTask struct {
 	ctx     connect.SinkTaskContext
