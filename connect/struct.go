@@ -17,9 +17,17 @@ func NewStruct(schema *Schema) *Struct {
 	if schema == nil || schema.Type != TypeStruct {
 		panic("connect: NewStruct needs a STRUCT schema")
 	}
-	// A small struct and its values are one allocation: sources and
-	// converters make one struct per record.
-	if n := len(schema.Fields); n <= 8 {
+	// A small struct and its values are one allocation, sized to the
+	// fields: sources and converters make one struct per record.
+	switch n := len(schema.Fields); {
+	case n <= 4:
+		b := new(struct {
+			s Struct
+			v [4]any
+		})
+		b.s = Struct{schema: schema, values: b.v[:n:n]}
+		return &b.s
+	case n <= 8:
 		b := new(struct {
 			s Struct
 			v [8]any

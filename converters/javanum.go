@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/big"
+	"math/bits"
 	"strconv"
 	"strings"
 
@@ -197,15 +198,13 @@ func bigDecimalString(unscaled *big.Int, scale int32) string {
 // a big.Int: the shortest big-endian two's complement, as
 // BigInteger.toByteArray writes it.
 func int64TwosComplement(dst []byte, v int64) []byte {
-	n := 8
-	for n > 1 {
-		top, next := byte(v>>(8*(n-1))), byte(v>>(8*(n-2)))
-		if !(top == 0 && next&0x80 == 0 || top == 0xFF && next&0x80 != 0) {
-			break
-		}
-		n--
+	// The fewest bytes that hold v's bits and a sign bit: a negative v
+	// needs as many as its complement.
+	u := uint64(v)
+	if v < 0 {
+		u = ^u
 	}
-	for k := n - 1; k >= 0; k-- {
+	for k := bits.Len64(u) / 8; k >= 0; k-- {
 		dst = append(dst, byte(v>>(8*k)))
 	}
 	return dst

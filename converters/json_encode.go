@@ -513,6 +513,14 @@ func decimalSchemaScale(s *connect.Schema) (int32, error) {
 	if !ok {
 		return 0, &decimalError{"Invalid Decimal schema: scale parameter not found."}
 	}
+	// Every decimal value reads its scale: the usual one or two digits
+	// are read here, anything else as Java's Integer.parseInt would.
+	if len(str) == 1 && '0' <= str[0] && str[0] <= '9' {
+		return int32(str[0] - '0'), nil
+	}
+	if len(str) == 2 && '1' <= str[0] && str[0] <= '9' && '0' <= str[1] && str[1] <= '9' {
+		return int32(str[0]-'0')*10 + int32(str[1]-'0'), nil
+	}
 	scale, err := strconv.ParseInt(str, 10, 32)
 	if err != nil {
 		return 0, &decimalError{"Invalid scale parameter found in Decimal schema: " + err.Error()}

@@ -222,6 +222,27 @@ func TestDecimalNumeric(t *testing.T) {
 	}
 }
 
+// TestDecimalSchemaScale checks the short digit strings read without
+// strconv against Integer.parseInt's answers.
+func TestDecimalSchemaScale(t *testing.T) {
+	for _, c := range []struct {
+		param string
+		want  int32
+		ok    bool
+	}{
+		{"0", 0, true}, {"2", 2, true}, {"9", 9, true}, {"10", 10, true}, {"38", 38, true},
+		{"07", 7, true}, {"+5", 5, true}, {"-3", -3, true}, {"123", 123, true},
+		{"", 0, false}, {"x", 0, false}, {"1x", 0, false}, {"2147483648", 0, false},
+	} {
+		s := connect.DecimalSchema(0)
+		s.Parameters = []connect.Parameter{{Key: connect.DecimalScaleParameter, Value: c.param}}
+		got, err := decimalSchemaScale(s)
+		if (err == nil) != c.ok || got != c.want {
+			t.Errorf("scale %q: got %d, %v; want %d, ok %t", c.param, got, err, c.want, c.ok)
+		}
+	}
+}
+
 func TestReplaceNullWithDefault(t *testing.T) {
 	schema := &connect.Schema{Type: connect.TypeInt32, Optional: true, Default: int32(5)}
 	replace := newJSON(t, nil)
