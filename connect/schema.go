@@ -49,6 +49,10 @@ type Parameter struct{ Key, Value string }
 //
 // A nil *Schema means "no schema" (schemaless data), as a null schema in
 // Java.
+//
+// A schema must not change once a record carries it: converters keep what
+// they derive from a schema (the JsonConverter its JSON text) for the
+// records after it, as Java's immutable schemas allow.
 type Schema struct {
 	Type       Type
 	Optional   bool

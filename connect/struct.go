@@ -97,6 +97,20 @@ func (s *Struct) At(i int) any {
 	return s.schema.Fields[i].Schema.Default
 }
 
+// GetWithoutDefault returns a field's value, nil when unset even if the
+// field has a default (Java's Struct.getWithoutDefault).
+func (s *Struct) GetWithoutDefault(field string) any {
+	f := s.schema.Field(field)
+	if f == nil {
+		return nil
+	}
+	return s.values[f.Index]
+}
+
+// AtWithoutDefault returns the value of the field at index i, nil when
+// unset even if the field has a default.
+func (s *Struct) AtWithoutDefault(i int) any { return s.values[i] }
+
 // Validate checks that every required field has a value.
 func (s *Struct) Validate() error {
 	return ValidateValue(s.schema, s)

@@ -59,10 +59,6 @@ const envelopeError = `JsonConverter with schemas.enable requires "schema" and "
 //     Java may write such a map back in another order.
 //   - A schema's "version":0, "name":"" or "doc":"" are dropped on the way
 //     through, since connect.Schema uses the zero value for "unset".
-//   - With replace.null.with.default=false a struct field left unset still
-//     writes its default, because connect.Struct offers no way to read a
-//     field without its default (Java's getWithoutDefault). Should it gain
-//     a GetWithoutDefault(field string) any method, that is used.
 type JSONConverter struct {
 	// schemas is nil in the zero value and with schemas.cache.size 0:
 	// every record's schema is then read anew.
@@ -71,9 +67,10 @@ type JSONConverter struct {
 	// next one starts with (growing a buffer many times from nothing costs
 	// more than the writing); nil in the zero value.
 	lastLen         *atomic.Int64
-	schemaless      bool // !schemas.enable
-	numericDecimals bool // decimal.format=NUMERIC
-	keepNulls       bool // !replace.null.with.default
+	plans           *planCache // nil in the zero value
+	schemaless      bool       // !schemas.enable
+	numericDecimals bool       // decimal.format=NUMERIC
+	keepNulls       bool       // !replace.null.with.default
 }
 
 // jsonConfig is Kafka's JsonConverterConfig.
@@ -97,6 +94,7 @@ func (c *JSONConverter) Configure(config map[string]string, isKey bool) error {
 		numericDecimals: strings.EqualFold(pc.String(DecimalFormatConfig), "NUMERIC"),
 		keepNulls:       !pc.Bool(ReplaceNullWithDefaultConfig),
 		lastLen:         new(atomic.Int64),
+		plans:           new(planCache),
 	}
 	if enabled {
 		c.schemas = newSchemaCache(pc.Int(SchemasCacheSizeConfig))
@@ -115,7 +113,12 @@ func (c *JSONConverter) FromConnectData(topic string, schema *connect.Schema, va
 		out = make([]byte, 0, c.lastLen.Load()+16)
 	}
 	var err error
-	if c.schemaless {
+	if p := c.planFor(schema); p != nil {
+		out = append(out, p.head...)
+		if out, err = c.appendPlanned(out, p, value); err == nil && !c.schemaless {
+			out = append(out, '}')
+		}
+	} else if c.schemaless {
 		out, err = c.appendValue(out, schema, value)
 	} else {
 		out = append(out, `{"schema":`...)

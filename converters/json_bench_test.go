@@ -40,11 +40,15 @@ func BenchmarkJSONFromConnectStruct(b *testing.B) {
 	v := connect.NewStruct(s).Put("id", int64(123456)).Put("customer", "customer-456").
 		Put("amount", &connect.Decimal{Unscaled: big.NewInt(123456), Scale: 2}).
 		Put("updated_at", time.UnixMilli(1700000000123).UTC())
-	c := newJSON(b, map[string]string{"schemas.enable": "false"})
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := c.FromConnectData("t", s, v); err != nil {
-			b.Fatal(err)
-		}
+	for _, schemas := range []string{"false", "true"} {
+		b.Run("schemas.enable="+schemas, func(b *testing.B) {
+			c := newJSON(b, map[string]string{"schemas.enable": schemas})
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := c.FromConnectData("t", s, v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -240,6 +240,9 @@ func (c *JSONConverter) appendValue(dst []byte, s *connect.Schema, v any) ([]byt
 		return c.appendMap(dst, s, v)
 	case connect.TypeStruct:
 		st, ok := v.(*connect.Struct)
+		if ok && st == nil {
+			return c.appendValue(dst, s, nil) // a Go nil, Java's null
+		}
 		if !ok || s == nil || !sameSchema(st.Schema(), s) {
 			return nil, errors.New("Mismatching schema.")
 		}
@@ -427,15 +430,7 @@ func asText(encoded []byte) string {
 	return string(encoded)
 }
 
-// withoutDefault is implemented by structs that can return a field's own
-// value rather than its default (Java's Struct.getWithoutDefault), which
-// replace.null.with.default=false needs.
-type withoutDefault interface {
-	GetWithoutDefault(field string) any
-}
-
 func (c *JSONConverter) appendStruct(dst []byte, s *connect.Schema, st *connect.Struct) ([]byte, error) {
-	raw, canRaw := any(st).(withoutDefault)
 	dst = append(dst, '{')
 	for i, f := range s.Fields {
 		if i > 0 {
@@ -443,16 +438,21 @@ func (c *JSONConverter) appendStruct(dst []byte, s *connect.Schema, st *connect.
 		}
 		dst = javajson.AppendString(dst, f.Name)
 		dst = append(dst, ':')
-		v := st.At(i)
-		if c.keepNulls && canRaw {
-			v = raw.GetWithoutDefault(f.Name)
-		}
 		var err error
-		if dst, err = c.appendValue(dst, f.Schema, v); err != nil {
+		if dst, err = c.appendValue(dst, f.Schema, c.fieldValue(st, i)); err != nil {
 			return nil, err
 		}
 	}
 	return append(dst, '}'), nil
+}
+
+// fieldValue is a struct field's value as Java's convertToJson reads it:
+// with its default, unless replace.null.with.default is false.
+func (c *JSONConverter) fieldValue(st *connect.Struct, i int) any {
+	if c.keepNulls {
+		return st.AtWithoutDefault(i)
+	}
+	return st.At(i)
 }
 
 // sameSchema is Java's ConnectSchema.equals: the same schema, or an equal

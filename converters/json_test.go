@@ -3,10 +3,12 @@ package converters
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"math/big"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -265,6 +267,88 @@ func TestReplaceNullWithDefault(t *testing.T) {
 	required := `{"schema":{"type":"int32","default":5},"payload":null}`
 	if _, _, err := keep.ToConnectData("topic", []byte(required)); err == nil || err.Error() != "Invalid null value for required INT32 field" {
 		t.Errorf("required null kept: %v", err)
+	}
+
+	// A struct field left unset is read without its default
+	// (getWithoutDefault), on the first record and on those after it.
+	st := connect.StructSchema("s", connect.Field{Name: "n", Schema: schema})
+	for i := 1; i <= 3; i++ {
+		if got := mustFrom(t, replace, st, connect.NewStruct(st)); !strings.HasSuffix(got, `"payload":{"n":5}}`) {
+			t.Errorf("record %d, replacing a struct field: %s", i, got)
+		}
+		if got := mustFrom(t, keep, st, connect.NewStruct(st)); !strings.HasSuffix(got, `"payload":{"n":null}}`) {
+			t.Errorf("record %d, keeping a struct field's null: %s", i, got)
+		}
+	}
+	reqSt := connect.StructSchema("r", connect.Field{Name: "n", Schema: &connect.Schema{Type: connect.TypeInt32, Default: int32(5)}})
+	if _, err := keep.FromConnectData("topic", reqSt, connect.NewStruct(reqSt)); err == nil ||
+		err.Error() != "Conversion error: null value for field that is required and has no default value" {
+		t.Errorf("keeping a required struct field's null: %v", err)
+	}
+}
+
+// TestPlannedWritesMatchPlain writes each value with a converter seeing its
+// schema for the first time (the plain path) and with one that has seen it
+// twice in a row (the schema's plan): bytes and errors must be the same,
+// including where the plan hands a field back to the plain path.
+func TestPlannedWritesMatchPlain(t *testing.T) {
+	s := connect.StructSchema("p",
+		connect.Field{Name: "i8", Schema: connect.OptionalInt8Schema},
+		connect.Field{Name: "i16", Schema: connect.Int16Schema},
+		connect.Field{Name: "i32", Schema: &connect.Schema{Type: connect.TypeInt32, Optional: true, Default: int32(9)}},
+		connect.Field{Name: "i64", Schema: connect.Int64Schema},
+		connect.Field{Name: "s\"q", Schema: connect.OptionalStringSchema},
+		connect.Field{Name: "b", Schema: connect.BooleanSchema},
+		connect.Field{Name: "f", Schema: connect.Float64Schema},
+		connect.Field{Name: "dec", Schema: connect.DecimalSchema(2).AsOptional()},
+		connect.Field{Name: "at", Schema: connect.TimestampSchema().AsOptional()},
+		connect.Field{Name: "day", Schema: connect.DateSchema().AsOptional()},
+		connect.Field{Name: "raw", Schema: connect.OptionalBytesSchema},
+		connect.Field{Name: "inner", Schema: connect.StructSchema("in", connect.Field{Name: "x", Schema: connect.Int32Schema}).AsOptional()},
+	)
+	full := func() *connect.Struct {
+		return connect.NewStruct(s).Put("i8", int8(-1)).Put("i16", int16(2)).Put("i32", int32(-3)).Put("i64", int64(1)<<40).
+			Put("s\"q", "é\"\n").Put("b", true).Put("f", 0.1).Put("dec", dec(-12345, 2)).
+			Put("at", time.UnixMilli(1700000000123).UTC()).Put("day", time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC)).
+			Put("raw", []byte{0, 255})
+	}
+	sparse := connect.NewStruct(s).Put("i16", int16(0)).Put("i64", int64(0)).Put("b", false).Put("f", 1e300)
+	large := full()
+	large.Put("dec", &connect.Decimal{Unscaled: new(big.Int).Lsh(big.NewInt(1), 70), Scale: 2})
+	wrongScale := full()
+	wrongScale.Put("dec", dec(1, 3))
+	// An equal schema built separately: Java's equals, not the plan's.
+	twin := connect.StructSchema("p", s.Fields...)
+	twinValue := connect.NewStruct(twin)
+	for i := range s.Fields {
+		if v := full().AtWithoutDefault(i); v != nil {
+			twinValue.Put(s.Fields[i].Name, v)
+		}
+	}
+	values := map[string]any{
+		"full": full(), "sparse": sparse, "unset": connect.NewStruct(s), "large decimal": large,
+		"decimal of another scale": wrongScale, "equal schema": twinValue, "null": nil,
+		"not a struct": map[string]any{"i8": int8(1)}, "typed nil": (*connect.Struct)(nil),
+	}
+	for _, config := range []map[string]string{
+		nil, {"schemas.enable": "false"}, {"decimal.format": "NUMERIC"}, {"replace.null.with.default": "false"},
+	} {
+		for name, v := range values {
+			plain, perr := newJSON(t, config).FromConnectData("topic", s, v)
+			warm := newJSON(t, config)
+			for range 2 {
+				if _, err := warm.FromConnectData("topic", s, full()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if warm.plans.last.Load() == nil {
+				t.Fatalf("%v: no plan after two records with the same schema", config)
+			}
+			planned, err := warm.FromConnectData("topic", s, v)
+			if fmt.Sprint(err) != fmt.Sprint(perr) || !bytes.Equal(planned, plain) {
+				t.Errorf("%v, %s: planned %s (%v), plain %s (%v)", config, name, planned, err, plain, perr)
+			}
+		}
 	}
 }
 
@@ -625,5 +709,38 @@ func TestSchemaCache(t *testing.T) {
 	off := newJSON(t, map[string]string{"schemas.cache.size": "0"})
 	if a, b := read(off, rec("int32")), read(off, rec("int32")); a == b || off.schemas != nil {
 		t.Error("schemas.cache.size=0 still caches")
+	}
+}
+
+// TestPlansConcurrently writes records of two schemas from several
+// goroutines at once, as a sink's converter is used (run under -race):
+// plans replace each other, and every record is still written right.
+func TestPlansConcurrently(t *testing.T) {
+	a := connect.StructSchema("a", connect.Field{Name: "id", Schema: connect.Int64Schema})
+	b := connect.StructSchema("b", connect.Field{Name: "name", Schema: connect.StringSchema})
+	va, vb := connect.NewStruct(a).Put("id", int64(7)), connect.NewStruct(b).Put("name", "x")
+	c := newJSON(t, map[string]string{"schemas.enable": "false"})
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 300 {
+				s, v, want := a, any(va), `{"id":7}`
+				if (i/3+g)%2 == 1 {
+					s, v, want = b, vb, `{"name":"x"}`
+				}
+				if got, err := c.FromConnectData("t", s, v); err != nil || string(got) != want {
+					errs <- fmt.Sprintf("goroutine %d, record %d: %s, %v; want %s", g, i, got, err, want)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }
