@@ -4,8 +4,13 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+
+	"github.com/connectd/connectd/connect"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -136,4 +141,106 @@ func TestSinkCommitsWhenCaughtUp(t *testing.T) {
 		})
 		produce("d", "e")
 	}
+}
+
+// A source task that asks for each record's acknowledgement (Java's
+// commitRecord) gets it once per record, with the offset Kafka gave that
+// record, across batches whose Kafka records reuse the same memory.
+func TestCommitRecordGetsEachRecordsOwnMetadata(t *testing.T) {
+	const batches, perBatch = 4, 700
+	acks := &recordAcks{offsets: map[string][]int64{}}
+	// A class of its own for each run: plugins cannot be registered twice.
+	class := fmt.Sprintf("test.RecordAcksSource%d", recordAcksRuns.Add(1))
+	connect.Register(connect.Plugin{Class: class, Type: connect.PluginSource, Version: "test",
+		New: func() any { return &recordAcksConnector{acks: acks, batches: batches, perBatch: perBatch} }})
+	dir := t.TempDir()
+	w := startWorker(t, dir, stringConverters)
+	w.must(201, "POST", "/connectors", jsonString(map[string]any{
+		"name": "acks", "config": map[string]string{"connector.class": class, "topic": "acks"},
+	}))
+	eventually(t, "every record acknowledged", func() bool { return acks.count() == batches*perBatch })
+	acks.mu.Lock()
+	defer acks.mu.Unlock()
+	for i := range batches * perBatch {
+		got := acks.offsets[strconv.Itoa(i)]
+		if len(got) != 1 || got[0] != int64(i) {
+			t.Fatalf("record %d: acknowledged at offsets %v, want once at %d", i, got, i)
+		}
+	}
+	if acks.topics != 0 {
+		t.Fatalf("%d acknowledgements named another topic than acks", acks.topics)
+	}
+}
+
+var recordAcksRuns atomic.Int64
+
+type recordAcks struct {
+	mu      sync.Mutex
+	offsets map[string][]int64 // by record value
+	n       int
+	topics  int // acknowledgements for a topic other than "acks"
+}
+
+func (a *recordAcks) count() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.n
+}
+
+type recordAcksConnector struct {
+	acks              *recordAcks
+	batches, perBatch int
+	topic             string
+}
+
+func (*recordAcksConnector) Version() string            { return "test" }
+func (*recordAcksConnector) Config() *connect.ConfigDef { return connect.NewConfigDef() }
+func (c *recordAcksConnector) Start(_ connect.ConnectorContext, config map[string]string) error {
+	c.topic = config["topic"]
+	return nil
+}
+func (c *recordAcksConnector) TaskConfigs(int) ([]map[string]string, error) {
+	return []map[string]string{{"topic": c.topic}}, nil
+}
+func (*recordAcksConnector) Stop() error       { return nil }
+func (*recordAcksConnector) TaskClass() string { return "test.RecordAcksSourceTask" }
+func (c *recordAcksConnector) NewTask() connect.SourceTask {
+	return &recordAcksTask{acks: c.acks, batches: c.batches, perBatch: c.perBatch}
+}
+
+type recordAcksTask struct {
+	acks              *recordAcks
+	batches, perBatch int
+	topic             string
+	sent              int
+}
+
+func (*recordAcksTask) Version() string { return "test" }
+func (t *recordAcksTask) Start(_ connect.SourceTaskContext, config map[string]string) error {
+	t.topic = config["topic"]
+	return nil
+}
+func (t *recordAcksTask) Poll(ctx context.Context) ([]*connect.SourceRecord, error) {
+	if t.sent == t.batches*t.perBatch {
+		<-ctx.Done()
+		return nil, nil
+	}
+	recs := make([]*connect.SourceRecord, t.perBatch)
+	for i := range recs {
+		recs[i] = &connect.SourceRecord{Topic: t.topic, ValueSchema: connect.StringSchema, Value: strconv.Itoa(t.sent)}
+		t.sent++
+	}
+	return recs, nil
+}
+func (*recordAcksTask) Stop() error { return nil }
+func (t *recordAcksTask) CommitRecord(rec *connect.SourceRecord, meta connect.RecordMetadata) error {
+	t.acks.mu.Lock()
+	defer t.acks.mu.Unlock()
+	v := rec.Value.(string)
+	t.acks.offsets[v] = append(t.acks.offsets[v], meta.Offset)
+	if meta.Topic != "acks" {
+		t.acks.topics++
+	}
+	t.acks.n++
+	return nil
 }
