@@ -29,6 +29,10 @@ package group
 // it is explicitly revoked; it calls Revoked for the revoked work, then
 // Assigned, and rejoins at once when something was revoked. With eager
 // (protocol "default" chosen) it revokes everything before every join.
+// After an assignment, a pending rejoin request stays only if this worker
+// has read the config topic past the offset the leader assigned from (and
+// one is made if so); the leader reads its offset before its work, so the
+// offset never claims more than the work covers.
 // A Delay in the assignment schedules a rejoin after it; CONFIG_MISMATCH
 // rejoins after a short backoff (the Handler is expected to catch up on the
 // config topic in Assigned). REBALANCE_IN_PROGRESS and ILLEGAL_GENERATION
@@ -113,6 +117,7 @@ type Member struct {
 	leaderURL       string
 	rebalancing     bool
 	rejoinRequested bool
+	rejoinSeq       uint64 // RequestRejoin calls so far
 
 	// Confined to the Run goroutine.
 	owned            itemSet     // everything this member owns now
@@ -211,6 +216,7 @@ func (m *Member) Rebalancing() bool {
 func (m *Member) RequestRejoin() {
 	m.mu.Lock()
 	m.rejoinRequested = true
+	m.rejoinSeq++
 	m.rebalancing = true
 	m.mu.Unlock()
 	select {
@@ -498,13 +504,17 @@ func (m *Member) lead(ctx context.Context, jresp *kmsg.JoinGroupResponse, protoc
 		maxOffset = max(maxOffset, md.ConfigOffset)
 	}
 
-	work := m.h.Work()
+	// The offset is read before the work, so that the assignment never
+	// claims more of the config topic than its work comes from: members
+	// that read no further take it as covering what they read.
 	offset := m.h.ConfigOffset()
+	work := m.h.Work()
 	if offset < maxOffset {
 		cctx, cancel := context.WithTimeout(ctx, m.cfg.SessionTimeout/2)
 		ok := m.h.CatchUp(cctx, maxOffset)
 		cancel()
-		work, offset = m.h.Work(), m.h.ConfigOffset()
+		offset = m.h.ConfigOffset()
+		work = m.h.Work()
 		if !ok || offset < maxOffset {
 			m.log.Warn("leader cannot read the config topic up to the members' offset; answering CONFIG_MISMATCH",
 				"leader_offset", offset, "max_offset", maxOffset)
@@ -589,6 +599,9 @@ func (m *Member) apply(res joinResult) followUp {
 		fu = followUp{after: time.Duration(a.Delay) * time.Millisecond, reason: "scheduled rebalance"}
 	}
 	leader := res.leaderID == res.memberID
+	if a.Error == ErrNone {
+		m.settleRejoin(a.ConfigOffset)
+	}
 	m.mu.Lock()
 	m.generation = res.generation
 	m.leaderID = res.leaderID
@@ -606,6 +619,40 @@ func (m *Member) apply(res joinResult) followUp {
 	}
 	m.h.Assigned(a, owned, res.generation, leader, members)
 	return fu
+}
+
+// settleRejoin keeps a request to rejoin only while this worker has read
+// config records past offset, the config topic position the leader assigned
+// from. Records read during a join ask for a rejoin, though the leader may
+// have read them as well before assigning: rejoining then would start a
+// rebalance that the members already synced learn of only from a heartbeat,
+// up to a second later. And a member whose join took up its request while
+// the leader had not read that far asks again.
+func (m *Member) settleRejoin(offset int64) {
+	m.mu.Lock()
+	seq := m.rejoinSeq
+	m.mu.Unlock()
+	// Read without the lock (the Handler is never called under it). A
+	// request made from now on may be for a record this read missed, so
+	// only those made before are dropped.
+	read := m.h.ConfigOffset()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if read > offset {
+		m.rejoinRequested = true
+		select {
+		case m.rejoinCh <- struct{}{}:
+		default:
+		}
+		return
+	}
+	if m.rejoinSeq == seq {
+		m.rejoinRequested = false
+		select {
+		case <-m.rejoinCh:
+		default:
+		}
+	}
 }
 
 // wait blocks until the next reason to rejoin; done means ctx is over.

@@ -473,3 +473,146 @@ func TestMemberRevokesWhenCoordinatorUnreachable(t *testing.T) {
 		return ""
 	})
 }
+
+// readingHandler reads a config record in the middle of a join, where the
+// herder would: while the member builds its JoinGroup metadata (and asks to
+// rejoin for it, as the herder's listener does), or while the leader takes
+// its work, after it took the config offset.
+type readingHandler struct {
+	*fakeHandler
+	m *Member
+
+	mu       sync.Mutex
+	inJoin   bool // next ConfigOffset call: read a record, ask to rejoin
+	inLead   bool // next Work call: read a record
+	assigned []assignedAt
+}
+
+type assignedAt struct {
+	generation  int32
+	offset      int64
+	rebalancing bool // the member's state when the assignment was applied
+}
+
+func (h *readingHandler) ConfigOffset() int64 {
+	h.mu.Lock()
+	read := h.inJoin
+	h.inJoin = false
+	h.mu.Unlock()
+	if read {
+		h.topic.set(map[string]int{"a": 1, "b": 1})
+		h.m.RequestRejoin()
+	}
+	return h.fakeHandler.ConfigOffset()
+}
+
+func (h *readingHandler) Work() map[string]int {
+	h.mu.Lock()
+	read := h.inLead
+	h.inLead = false
+	h.mu.Unlock()
+	w := h.fakeHandler.Work()
+	if read {
+		h.topic.set(map[string]int{"a": 1, "b": 1, "c": 1})
+	}
+	return w
+}
+
+func (h *readingHandler) Assigned(a Assignment, owned []ConnectorTasks, generation int32, leader bool, members []string) {
+	h.fakeHandler.Assigned(a, owned, generation, leader, members)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.assigned = append(h.assigned, assignedAt{generation, a.ConfigOffset, h.m.Rebalancing()})
+}
+
+func (h *readingHandler) last() assignedAt {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.assigned) == 0 {
+		return assignedAt{generation: -1}
+	}
+	return h.assigned[len(h.assigned)-1]
+}
+
+func (h *readingHandler) firstAfter(generation int32) assignedAt {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, a := range h.assigned {
+		if a.generation > generation {
+			return a
+		}
+	}
+	return assignedAt{generation: -1}
+}
+
+// A member rejoins after an assignment exactly when it has read config
+// records the leader's assignment did not cover. A record read during the
+// join that the leader read as well needs no rebalance: starting one would
+// leave the members already synced waiting for a heartbeat to learn of it.
+func TestMemberRejoinsOnlyForConfigTheLeaderMissed(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.GroupMinSessionTimeout(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	topic := &fakeConfigTopic{}
+	topic.set(map[string]int{"a": 1})
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	h := &readingHandler{fakeHandler: &fakeHandler{topic: topic, owned: itemSet{}}}
+	m := NewMember(Config{Client: cl, GroupID: "g", URL: "http://w/", SessionTimeout: 3 * time.Second,
+		RebalanceTimeout: 5 * time.Second, HeartbeatInterval: 100 * time.Millisecond, Log: testLogger()}, h)
+	h.m = m
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	w := &testWorker{url: "http://w/", h: h.fakeHandler, m: m}
+	eventually(t, 10*time.Second, func() string { return converged(topic, w) })
+
+	// Covered: the record read while joining is in the assignment.
+	before := h.last()
+	h.mu.Lock()
+	h.inJoin = true
+	h.mu.Unlock()
+	m.RequestRejoin()
+	eventually(t, 10*time.Second, func() string {
+		if h.last().generation == before.generation {
+			return "no new assignment yet"
+		}
+		return ""
+	})
+	offset, _ := topic.snapshot()
+	if got := h.firstAfter(before.generation); got.offset != offset || got.rebalancing {
+		t.Fatalf("after a record the leader read too: assignment %+v, topic at %d; want that offset and no rejoin", got, offset)
+	}
+	eventually(t, 10*time.Second, func() string { return converged(topic, w) })
+
+	// Missed: the leader took its offset, then a record came before its
+	// work was read, so the work is newer than the offset it claims.
+	before = h.last()
+	h.mu.Lock()
+	h.inLead = true
+	h.mu.Unlock()
+	m.RequestRejoin()
+	eventually(t, 10*time.Second, func() string {
+		if h.last().generation == before.generation {
+			return "no new assignment yet"
+		}
+		return ""
+	})
+	missed := h.firstAfter(before.generation)
+	if offset, _ := topic.snapshot(); missed.offset != offset-1 || !missed.rebalancing {
+		t.Fatalf("after a record the assignment's offset does not cover: %+v, topic at %d; want a rejoin", missed, offset)
+	}
+	eventually(t, 10*time.Second, func() string {
+		offset, _ := topic.snapshot()
+		if got := h.last(); got.offset != offset {
+			return fmt.Sprintf("last assignment %+v, topic at %d", got, offset)
+		}
+		return converged(topic, w)
+	})
+}
