@@ -25,7 +25,8 @@ type encodePlan struct {
 type fieldPlan struct {
 	key   []byte // `"name":`, after a ',' but for the first field
 	kind  fieldKind
-	scale int32 // kindDecimal's
+	typ   connect.Type // kindInt's
+	scale int32        // kindDecimal's
 }
 
 // fieldKind is how a field's value is written when it holds the Go type
@@ -35,10 +36,7 @@ type fieldKind uint8
 
 const (
 	kindOther fieldKind = iota
-	kindInt8
-	kindInt16
-	kindInt32
-	kindInt64
+	kindInt
 	kindString
 	kindBool
 	kindFloat64
@@ -95,6 +93,7 @@ func (c *JSONConverter) newPlan(s *connect.Schema) (*encodePlan, error) {
 		fp.key = append(javajson.AppendString(fp.key, f.Name), ':')
 		if f.Schema != nil {
 			fp.kind, fp.scale = c.fieldKind(f.Schema)
+			fp.typ = f.Schema.Type
 		}
 	}
 	return p, nil
@@ -113,14 +112,8 @@ func (c *JSONConverter) fieldKind(s *connect.Schema) (fieldKind, int32) {
 		return kindOther, 0
 	}
 	switch s.Type {
-	case connect.TypeInt8:
-		return kindInt8, 0
-	case connect.TypeInt16:
-		return kindInt16, 0
-	case connect.TypeInt32:
-		return kindInt32, 0
-	case connect.TypeInt64:
-		return kindInt64, 0
+	case connect.TypeInt8, connect.TypeInt16, connect.TypeInt32, connect.TypeInt64:
+		return kindInt, 0
 	case connect.TypeString:
 		return kindString, 0
 	case connect.TypeBoolean:
@@ -143,24 +136,9 @@ func (c *JSONConverter) appendPlanned(dst []byte, p *encodePlan, v any) ([]byte,
 		dst = append(dst, fp.key...)
 		v := c.fieldValue(st, i)
 		switch fp.kind {
-		case kindInt64:
-			if n, ok := v.(int64); ok {
+		case kindInt:
+			if n, ok := intValue(fp.typ, false, v); ok {
 				dst = strconv.AppendInt(dst, n, 10)
-				continue
-			}
-		case kindInt32:
-			if n, ok := v.(int32); ok {
-				dst = strconv.AppendInt(dst, int64(n), 10)
-				continue
-			}
-		case kindInt16:
-			if n, ok := v.(int16); ok {
-				dst = strconv.AppendInt(dst, int64(n), 10)
-				continue
-			}
-		case kindInt8:
-			if n, ok := v.(int8); ok {
-				dst = strconv.AppendInt(dst, int64(n), 10)
 				continue
 			}
 		case kindString:

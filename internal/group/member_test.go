@@ -194,6 +194,34 @@ func testLogger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }
 
+// oneBroker starts a one-broker cluster (closed when the test ends, or
+// earlier by the test), a client on it, and a config topic holding
+// connector a with one task.
+func oneBroker(t *testing.T) (*kfake.Cluster, *kgo.Client, *fakeConfigTopic) {
+	t.Helper()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.GroupMinSessionTimeout(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	topic := &fakeConfigTopic{}
+	topic.set(map[string]int{"a": 1})
+	return c, cl, topic
+}
+
+// runMember runs m until the test ends.
+func runMember(t *testing.T, m *Member) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
 func TestMemberIntegration(t *testing.T) {
 	for _, protocol := range []string{"sessioned", "eager"} {
 		t.Run(protocol, func(t *testing.T) { testMemberIntegration(t, protocol) })
@@ -317,26 +345,11 @@ func (h *laggingHandler) CatchUp(ctx context.Context, offset int64) bool {
 }
 
 func TestMemberConfigMismatch(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.GroupMinSessionTimeout(100*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	topic := &fakeConfigTopic{}
-	topic.set(map[string]int{"a": 1})
-
-	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cl.Close)
+	c, cl, topic := oneBroker(t)
 	lh := &laggingHandler{fakeHandler: &fakeHandler{topic: topic, owned: itemSet{}}, lag: true, own: 0}
 	m := NewMember(Config{Client: cl, GroupID: "g", URL: "http://lead/", SessionTimeout: time.Second,
 		RebalanceTimeout: 2 * time.Second, HeartbeatInterval: 50 * time.Millisecond, Log: testLogger()}, lh)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	runMember(t, m)
 
 	// m joins first and leads; a second member is ahead of it in the
 	// config topic, so m cannot assign until it catches up.
@@ -440,24 +453,11 @@ func TestMemberRequestRejoinFlags(t *testing.T) {
 // When the coordinator is gone for longer than the session timeout the
 // member stops its work (the coordinator would have reassigned it).
 func TestMemberRevokesWhenCoordinatorUnreachable(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.GroupMinSessionTimeout(100*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	topic := &fakeConfigTopic{}
-	topic.set(map[string]int{"a": 1})
-	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cl.Close)
+	c, cl, topic := oneBroker(t)
 	h := &fakeHandler{topic: topic, owned: itemSet{}}
 	m := NewMember(Config{Client: cl, GroupID: "g", URL: "u", SessionTimeout: 500 * time.Millisecond,
 		RebalanceTimeout: 500 * time.Millisecond, HeartbeatInterval: 50 * time.Millisecond, Log: testLogger()}, h)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	runMember(t, m)
 
 	eventually(t, 10*time.Second, func() string {
 		if len(h.ownedItems()) != 2 {
@@ -550,26 +550,12 @@ func (h *readingHandler) firstAfter(generation int32) assignedAt {
 // join that the leader read as well needs no rebalance: starting one would
 // leave the members already synced waiting for a heartbeat to learn of it.
 func TestMemberRejoinsOnlyForConfigTheLeaderMissed(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.GroupMinSessionTimeout(100*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	topic := &fakeConfigTopic{}
-	topic.set(map[string]int{"a": 1})
-	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cl.Close)
+	_, cl, topic := oneBroker(t)
 	h := &readingHandler{fakeHandler: &fakeHandler{topic: topic, owned: itemSet{}}}
 	m := NewMember(Config{Client: cl, GroupID: "g", URL: "http://w/", SessionTimeout: 3 * time.Second,
 		RebalanceTimeout: 5 * time.Second, HeartbeatInterval: 100 * time.Millisecond, Log: testLogger()}, h)
 	h.m = m
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	runMember(t, m)
 	w := &testWorker{url: "http://w/", h: h.fakeHandler, m: m}
 	eventually(t, 10*time.Second, func() string { return converged(topic, w) })
 
