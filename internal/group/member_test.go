@@ -534,11 +534,25 @@ func (h *readingHandler) last() assignedAt {
 	return h.assigned[len(h.assigned)-1]
 }
 
-func (h *readingHandler) firstAfter(generation int32) assignedAt {
+// rejoin sets read (one of the flags, under h.mu), asks the member to
+// rejoin and returns the first assignment after that.
+func (h *readingHandler) rejoin(t *testing.T, read *bool) assignedAt {
+	t.Helper()
+	before := h.last()
+	h.mu.Lock()
+	*read = true
+	h.mu.Unlock()
+	h.m.RequestRejoin()
+	eventually(t, 10*time.Second, func() string {
+		if h.last().generation == before.generation {
+			return "no new assignment yet"
+		}
+		return ""
+	})
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, a := range h.assigned {
-		if a.generation > generation {
+		if a.generation > before.generation {
 			return a
 		}
 	}
@@ -560,37 +574,16 @@ func TestMemberRejoinsOnlyForConfigTheLeaderMissed(t *testing.T) {
 	eventually(t, 10*time.Second, func() string { return converged(topic, w) })
 
 	// Covered: the record read while joining is in the assignment.
-	before := h.last()
-	h.mu.Lock()
-	h.inJoin = true
-	h.mu.Unlock()
-	m.RequestRejoin()
-	eventually(t, 10*time.Second, func() string {
-		if h.last().generation == before.generation {
-			return "no new assignment yet"
-		}
-		return ""
-	})
+	covered := h.rejoin(t, &h.inJoin)
 	offset, _ := topic.snapshot()
-	if got := h.firstAfter(before.generation); got.offset != offset || got.rebalancing {
-		t.Fatalf("after a record the leader read too: assignment %+v, topic at %d; want that offset and no rejoin", got, offset)
+	if covered.offset != offset || covered.rebalancing {
+		t.Fatalf("after a record the leader read too: assignment %+v, topic at %d; want that offset and no rejoin", covered, offset)
 	}
 	eventually(t, 10*time.Second, func() string { return converged(topic, w) })
 
 	// Missed: the leader took its offset, then a record came before its
 	// work was read, so the work is newer than the offset it claims.
-	before = h.last()
-	h.mu.Lock()
-	h.inLead = true
-	h.mu.Unlock()
-	m.RequestRejoin()
-	eventually(t, 10*time.Second, func() string {
-		if h.last().generation == before.generation {
-			return "no new assignment yet"
-		}
-		return ""
-	})
-	missed := h.firstAfter(before.generation)
+	missed := h.rejoin(t, &h.inLead)
 	if offset, _ := topic.snapshot(); missed.offset != offset-1 || !missed.rebalancing {
 		t.Fatalf("after a record the assignment's offset does not cover: %+v, topic at %d; want a rejoin", missed, offset)
 	}
