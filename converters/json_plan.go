@@ -1,7 +1,6 @@
 package converters
 
 import (
-	"encoding/base64"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -164,9 +163,7 @@ func (c *JSONConverter) appendPlanned(dst []byte, p *encodePlan, v any) ([]byte,
 		case kindDecimal:
 			if d, ok := v.(*connect.Decimal); ok && d != nil && d.Unscaled != nil && d.Scale == fp.scale && d.Unscaled.IsInt64() {
 				var b [8]byte
-				dst = append(dst, '"')
-				dst = base64.StdEncoding.AppendEncode(dst, int64TwosComplement(b[:0], d.Unscaled.Int64()))
-				dst = append(dst, '"')
+				dst = appendBase64(dst, int64TwosComplement(b[:0], d.Unscaled.Int64()))
 				continue
 			}
 		}

@@ -635,17 +635,12 @@ func (m *Member) settleRejoin(offset int64) {
 	// Read without the lock (the Handler is never called under it). A
 	// request made from now on may be for a record this read missed, so
 	// only those made before are dropped.
-	read := m.h.ConfigOffset()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if read > offset {
-		m.rejoinRequested = true
-		select {
-		case m.rejoinCh <- struct{}{}:
-		default:
-		}
+	if m.h.ConfigOffset() > offset {
+		m.RequestRejoin()
 		return
 	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if m.rejoinSeq == seq {
 		m.rejoinRequested = false
 		select {
