@@ -17,6 +17,7 @@ import (
 // Broker is a running embedded broker.
 type Broker struct {
 	cluster    *kfake.Cluster
+	ln         *listener
 	addr       string
 	partitions int32
 	creating   sync.Map // topic -> chan struct{}, closed once its auto-creation is done
@@ -46,8 +47,14 @@ func Start(cfg Config) (*Broker, error) {
 	}
 	// kfake always asks to listen on 127.0.0.1; bind the host the user
 	// asked for instead, so that other machines can reach it when wanted.
+	var ln *listener
 	listen := func(network, _ string) (net.Listener, error) {
-		return net.Listen(network, net.JoinHostPort(host, strconv.Itoa(port)))
+		tcp, err := net.Listen(network, net.JoinHostPort(host, strconv.Itoa(port)))
+		if err != nil {
+			return nil, err
+		}
+		ln = newListener(tcp)
+		return ln, nil
 	}
 	partitions := cfg.Partitions
 	if partitions <= 0 {
@@ -69,7 +76,7 @@ func Start(cfg Config) (*Broker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("starting embedded kafka on %s: %w", cfg.Listen, err)
 	}
-	b := &Broker{cluster: c, addr: c.ListenAddrs()[0], partitions: int32(partitions)}
+	b := &Broker{cluster: c, ln: ln, addr: c.ListenAddrs()[0], partitions: int32(partitions)}
 	c.ControlKey(int16(kmsg.Metadata), b.autoCreate)
 	return b, nil
 }

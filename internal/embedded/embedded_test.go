@@ -2,6 +2,9 @@ package embedded
 
 import (
 	"context"
+	"errors"
+	"net"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -52,5 +55,77 @@ func TestBrokerPersistsAcrossRestart(t *testing.T) {
 			}
 			return
 		}
+	}
+}
+
+// A worker's clients reach its broker in process; other clients over TCP.
+// Both must see one broker: what one produces the other consumes.
+func TestInProcessAndTCPClientsShareTheBroker(t *testing.T) {
+	b, err := Start(Config{Listen: "127.0.0.1:0", DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	var inProcess, network atomic.Int32
+	dial := func(ctx context.Context, netw, host string) (net.Conn, error) {
+		c, err := b.Dial(ctx, netw, host)
+		if err == nil {
+			if _, ok := c.(*net.TCPConn); ok {
+				network.Add(1)
+			} else {
+				inProcess.Add(1)
+			}
+		}
+		return c, err
+	}
+	producer, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.AllowAutoTopicCreation(), kgo.Dialer(dial))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer producer.Close()
+	if err := producer.ProduceSync(ctx, &kgo.Record{Topic: "t", Value: []byte("in process")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	if inProcess.Load() == 0 || network.Load() != 0 {
+		t.Fatalf("dialed %d in process and %d over the network; want only in process", inProcess.Load(), network.Load())
+	}
+
+	consumer, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.ConsumeTopics("t"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer consumer.Close()
+	for {
+		fs := consumer.PollFetches(ctx)
+		if err := ctx.Err(); err != nil {
+			t.Fatal("the TCP consumer did not get the in-process producer's record")
+		}
+		var got []string
+		fs.EachRecord(func(r *kgo.Record) { got = append(got, string(r.Value)) })
+		if len(got) > 0 {
+			if got[0] != "in process" {
+				t.Fatalf("got %q, want %q", got[0], "in process")
+			}
+			break
+		}
+	}
+
+	// Another address is dialed over the network.
+	other, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := dial(ctx, "tcp", other.Addr().String()); err != nil || network.Load() != 1 {
+		t.Fatalf("dialing another address: %v, %d network dials; want one", err, network.Load())
+	}
+
+	// A closed broker refuses in-process dials instead of hanging them.
+	b.Close()
+	if c, err := b.Dial(ctx, "tcp", b.Addr()); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("dial after Close: %v, %v; want net.ErrClosed", c, err)
 	}
 }

@@ -151,6 +151,7 @@ type DistributedOptions struct {
 	ClusterID string
 	Commit    string
 	Log       *slog.Logger
+	Dial      worker.DialFunc // connects the connectors' Kafka clients; nil: the network
 }
 
 // NewDistributed returns the herder of a cluster member. The member is
@@ -168,7 +169,7 @@ func NewDistributed(cfg *worker.Config, dcfg *worker.DistributedConfig, bootstra
 	if u, err := url.Parse(opts.URL); err == nil {
 		h.workerID = u.Host
 	}
-	h.w = worker.New(cfg, bootstrap, offsets, h, opts.Log)
+	h.w = worker.New(cfg, bootstrap, opts.Dial, offsets, h, opts.Log)
 	h.om = offsetsManager{w: h.w, store: offsets}
 	return h
 }

@@ -56,6 +56,7 @@ type Options struct {
 	ClusterID string
 	Commit    string
 	Log       *slog.Logger
+	Dial      worker.DialFunc // connects the connectors' Kafka clients; nil: the network
 }
 
 // NewStandalone returns a herder over the given stores. Start runs the
@@ -66,7 +67,7 @@ func NewStandalone(cfg *worker.Config, bootstrap []string, offsets *storage.File
 		clusterID: opts.ClusterID, commit: opts.Commit, conns: map[string]*connState{},
 	}
 	h.status.init()
-	h.w = worker.New(cfg, bootstrap, offsets, &h.status, opts.Log)
+	h.w = worker.New(cfg, bootstrap, opts.Dial, offsets, &h.status, opts.Log)
 	h.om = offsetsManager{w: h.w, store: offsets}
 	return h
 }

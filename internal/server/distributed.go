@@ -64,7 +64,7 @@ func StartDistributed(ctx context.Context, props map[string]string, loggers *log
 		bootstrap = []string{s.Broker.Addr()}
 		log.Info("embedded Kafka broker listening; any Kafka client can connect", "bootstrap.servers", s.Broker.Addr())
 	}
-	security, err := worker.SecurityOptions(props)
+	security, err := worker.ConnOptions(props, brokerDial(s.Broker))
 	if err != nil {
 		return fail(err)
 	}
@@ -122,7 +122,7 @@ func StartDistributed(ctx context.Context, props map[string]string, loggers *log
 	}
 
 	h := herder.NewDistributed(cfg, dcfg, bootstrap, configStore{configs}, statusStore{status}, offsets, herder.DistributedOptions{
-		URL: url, ClusterID: clusterID, Commit: Commit, Log: log,
+		URL: url, ClusterID: clusterID, Commit: Commit, Log: log, Dial: brokerDial(s.Broker),
 	})
 	listener.h = h
 	s.Herder = h

@@ -84,7 +84,7 @@ func StartStandalone(ctx context.Context, props map[string]string, connectors []
 	if err != nil {
 		return fail(err)
 	}
-	clusterID, err := lookupClusterID(ctx, bootstrap, props)
+	clusterID, err := lookupClusterID(ctx, bootstrap, props, brokerDial(s.Broker))
 	if err != nil {
 		return fail(err)
 	}
@@ -95,6 +95,7 @@ func StartStandalone(ctx context.Context, props map[string]string, connectors []
 	s.RESTAddr = lns[0].Addr().String()
 	s.Herder = herder.NewStandalone(cfg, bootstrap, offsets, configs, herder.Options{
 		WorkerID: workerID(cfg, s.RESTAddr), ClusterID: clusterID, Commit: Commit, Log: log,
+		Dial: brokerDial(s.Broker),
 	})
 	handler := rest.New(s.Herder, loggers, rest.Options{
 		AdminEnabled: cfg.AdminListeners == nil || *cfg.AdminListeners != "",
@@ -123,8 +124,17 @@ func (s *Standalone) Close() {
 	}
 }
 
-func lookupClusterID(ctx context.Context, bootstrap []string, props map[string]string) (string, error) {
-	security, err := worker.SecurityOptions(props)
+// brokerDial is how the worker's clients reach Kafka: in process to the
+// embedded broker, over the network (nil) otherwise.
+func brokerDial(b *embedded.Broker) worker.DialFunc {
+	if b == nil {
+		return nil
+	}
+	return b.Dial
+}
+
+func lookupClusterID(ctx context.Context, bootstrap []string, props map[string]string, dial worker.DialFunc) (string, error) {
+	security, err := worker.ConnOptions(props, dial)
 	if err != nil {
 		return "", err
 	}

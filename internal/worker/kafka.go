@@ -13,10 +13,10 @@ import (
 // options. Keys that have no franz-go equivalent are ignored, as a Java
 // client ignores keys it does not know with a warning.
 //
-// Connection security (security.protocol, ssl.*, sasl.*) is handled by
-// securityOptions, in kafka_security.go.
-func clientOptions(props map[string]string) ([]kgo.Opt, error) {
-	opts, err := securityOptions(props)
+// Connection security (security.protocol, ssl.*, sasl.*) and dial are
+// handled by ConnOptions, in kafka_security.go.
+func clientOptions(props map[string]string, dial DialFunc) ([]kgo.Opt, error) {
+	opts, err := ConnOptions(props, dial)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ package worker
 
 import (
 	"bytes"
+	"context"
 	"crypto"
 	"crypto/aes"
 	"crypto/cipher"
@@ -22,6 +23,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"regexp"
 	"strings"
@@ -79,6 +81,25 @@ func (p secProps) lookup(k string) (string, bool) {
 // outside this package, such as those of the internal topics.
 func SecurityOptions(props map[string]string) ([]kgo.Opt, error) {
 	return securityOptions(props)
+}
+
+// DialFunc connects to a broker; it has net.Dialer.DialContext's
+// signature, as kgo.Dialer wants.
+type DialFunc = func(ctx context.Context, network, host string) (net.Conn, error)
+
+// ConnOptions is SecurityOptions plus dial as the client's dialer (the
+// embedded broker's in-process path; nil for the network). A TLS client
+// keeps franz-go's own dialer: franz-go takes one or the other, and the
+// embedded broker, the only source of dial, listens in plaintext only.
+func ConnOptions(props map[string]string, dial DialFunc) ([]kgo.Opt, error) {
+	opts, err := securityOptions(props)
+	if err != nil || dial == nil {
+		return opts, err
+	}
+	if !strings.HasSuffix(strings.ToUpper(secProps(props).get(keySecurityProtocol)), "SSL") {
+		opts = append(opts, kgo.Dialer(dial))
+	}
+	return opts, nil
 }
 
 // securityOptions returns the dialer and SASL options for

@@ -22,6 +22,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -165,7 +166,7 @@ func newClient(t *testing.T, seeds string, props map[string]string, extra ...kgo
 	t.Helper()
 	props = maps.Clone(props)
 	props["bootstrap.servers"] = seeds
-	opts, err := clientOptions(props)
+	opts, err := clientOptions(props, nil)
 	if err != nil {
 		t.Fatalf("clientOptions: %v", err)
 	}
@@ -611,7 +612,7 @@ func TestSecurityOptionErrors(t *testing.T) {
 				t.Fatalf("error reveals a secret: %s", got)
 			}
 			// clientOptions reports the same error.
-			if _, err := clientOptions(c.props); err == nil || err.Error() != got {
+			if _, err := clientOptions(c.props, nil); err == nil || err.Error() != got {
 				t.Fatalf("clientOptions error = %v, want %s", err, got)
 			}
 		})
@@ -814,16 +815,56 @@ func FuzzParseJAAS(f *testing.F) {
 func TestFetchSizeOptions(t *testing.T) {
 	for _, k := range []string{"fetch.max.bytes", "max.partition.fetch.bytes", "fetch.min.bytes"} {
 		for _, v := range []string{"65536", "0"} {
-			if _, err := clientOptions(map[string]string{k: v}); err != nil {
+			if _, err := clientOptions(map[string]string{k: v}, nil); err != nil {
 				t.Errorf("%s=%s: %v", k, v, err)
 			}
 		}
 		for v, why := range map[string]string{"lots": "Not a number of type INT", "4294967296": "Not a number of type INT",
 			"-1": "Value must be at least 0"} {
 			want := "Invalid value " + v + " for configuration " + k + ": " + why
-			if _, err := clientOptions(map[string]string{k: v}); err == nil || err.Error() != want {
+			if _, err := clientOptions(map[string]string{k: v}, nil); err == nil || err.Error() != want {
 				t.Errorf("%s=%s: error %v, want %q", k, v, err, want)
 			}
+		}
+	}
+}
+
+// ConnOptions' dialer (the embedded broker's in-process path) carries
+// plaintext clients; a TLS client keeps franz-go's dialer, which franz-go
+// would otherwise refuse to combine with its TLS config.
+func TestConnOptionsDial(t *testing.T) {
+	seeds := newCluster(t)
+	var dials atomic.Int32
+	dial := func(ctx context.Context, network, host string) (net.Conn, error) {
+		dials.Add(1)
+		var d net.Dialer
+		return d.DialContext(ctx, network, host)
+	}
+	for _, c := range []struct {
+		props map[string]string
+		want  bool
+	}{
+		{map[string]string{}, true},
+		{map[string]string{"security.protocol": "plaintext"}, true},
+		{map[string]string{"security.protocol": "SSL"}, false},
+	} {
+		dials.Store(0)
+		opts, err := ConnOptions(c.props, dial)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cl, err := kgo.NewClient(append(opts, kgo.SeedBrokers(seeds), kgo.RequestRetries(0))...)
+		if err != nil {
+			t.Fatalf("%v: %v", c.props, err)
+		}
+		// The TLS client's handshake with this plaintext broker fails
+		// only when the wait ends.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		err = cl.Ping(ctx)
+		cancel()
+		cl.Close()
+		if used := dials.Load() > 0; used != c.want {
+			t.Errorf("%v: dialer used %t (ping: %v), want %t", c.props, used, err, c.want)
 		}
 	}
 }

@@ -33,14 +33,16 @@ type Listener interface {
 type Worker struct {
 	cfg       *Config
 	bootstrap []string
+	dial      DialFunc
 	offsets   OffsetStore
 	listener  Listener
 	log       *slog.Logger
 }
 
-// New returns a worker producing to and consuming from bootstrap.
-func New(cfg *Config, bootstrap []string, offsets OffsetStore, l Listener, log *slog.Logger) *Worker {
-	return &Worker{cfg: cfg, bootstrap: bootstrap, offsets: offsets, listener: l, log: log}
+// New returns a worker producing to and consuming from bootstrap, whose
+// clients connect through dial (nil: over the network).
+func New(cfg *Config, bootstrap []string, dial DialFunc, offsets OffsetStore, l Listener, log *slog.Logger) *Worker {
+	return &Worker{cfg: cfg, bootstrap: bootstrap, dial: dial, offsets: offsets, listener: l, log: log}
 }
 
 // Config returns the worker's configuration.
@@ -100,7 +102,7 @@ func (w *Worker) clientProps(defaults map[string]string, workerPrefix, overrideP
 }
 
 func (w *Worker) newClient(props map[string]string, extra ...kgo.Opt) (*kgo.Client, error) {
-	opts, err := clientOptions(props)
+	opts, err := clientOptions(props, w.dial)
 	if err != nil {
 		return nil, err
 	}
