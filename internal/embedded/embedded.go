@@ -4,6 +4,7 @@
 package embedded
 
 import (
+	"crypto/rand"
 	"fmt"
 	"net"
 	"os"
@@ -78,7 +79,31 @@ func Start(cfg Config) (*Broker, error) {
 	}
 	b := &Broker{cluster: c, ln: ln, addr: c.ListenAddrs()[0], partitions: int32(partitions)}
 	c.ControlKey(int16(kmsg.Metadata), b.autoCreate)
+	c.ControlKey(int16(kmsg.GetTelemetrySubscriptions), b.noTelemetry)
 	return b, nil
+}
+
+// noTelemetryPushMillis is Kafka's push interval when no client-metrics
+// subscription matches a client (ClientMetricsConfigs' default).
+const noTelemetryPushMillis = 5 * 60 * 1000
+
+// noTelemetry answers GetTelemetrySubscriptions as a Kafka broker with no
+// client-metrics subscription does: no metrics requested, so clients
+// (KIP-714) push none. kfake otherwise asks every client for all of its
+// metrics every 30 s, which nothing reads, and franz-go's compressor for
+// them alone takes 8 MB of buffers in each worker.
+func (b *Broker) noTelemetry(req kmsg.Request) (kmsg.Response, error, bool) {
+	b.cluster.KeepControl()
+	r := req.(*kmsg.GetTelemetrySubscriptionsRequest)
+	resp := r.ResponseKind().(*kmsg.GetTelemetrySubscriptionsResponse)
+	resp.ClientInstanceID = r.ClientInstanceID
+	if resp.ClientInstanceID == ([16]byte{}) {
+		// The broker assigns the id on the first request.
+		rand.Read(resp.ClientInstanceID[:])
+	}
+	resp.PushIntervalMillis = noTelemetryPushMillis
+	resp.TelemetryMaxBytes = 1 << 20
+	return resp, nil, true
 }
 
 // autoCreate creates the unknown topics a client asks to auto-create.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // The broker must keep what it acknowledged across a restart on the same
@@ -127,5 +128,48 @@ func TestInProcessAndTCPClientsShareTheBroker(t *testing.T) {
 	b.Close()
 	if c, err := b.Dial(ctx, "tcp", b.Addr()); !errors.Is(err, net.ErrClosed) {
 		t.Fatalf("dial after Close: %v, %v; want net.ErrClosed", c, err)
+	}
+}
+
+// Like a Kafka broker with no client-metrics subscription, the embedded
+// one asks clients for no metrics, under one id per client.
+func TestNoClientMetricsRequested(t *testing.T) {
+	b, err := Start(Config{Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var ids [][16]byte
+	for range 2 {
+		req := kmsg.NewPtrGetTelemetrySubscriptionsRequest()
+		resp, err := req.RequestWith(ctx, cl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.ErrorCode != 0 || len(resp.RequestedMetrics) != 0 || resp.PushIntervalMillis != noTelemetryPushMillis {
+			t.Fatalf("error %d, %d metrics requested every %d ms; want none every %d ms",
+				resp.ErrorCode, len(resp.RequestedMetrics), resp.PushIntervalMillis, noTelemetryPushMillis)
+		}
+		if resp.ClientInstanceID == ([16]byte{}) {
+			t.Fatal("no client instance id assigned")
+		}
+		ids = append(ids, resp.ClientInstanceID)
+	}
+	if ids[0] == ids[1] {
+		t.Fatal("two first requests got the same client instance id")
+	}
+	// A client that has its id keeps it.
+	req := kmsg.NewPtrGetTelemetrySubscriptionsRequest()
+	req.ClientInstanceID = ids[0]
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil || resp.ClientInstanceID != ids[0] {
+		t.Fatalf("known client: id %x, %v; want %x", resp.ClientInstanceID, err, ids[0])
 	}
 }

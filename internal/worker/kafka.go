@@ -121,6 +121,14 @@ func clientOptions(props map[string]string, dial DialFunc) ([]kgo.Opt, error) {
 			default:
 				opts = append(opts, kgo.FetchMinBytes(int32(n)))
 			}
+		case "enable.metrics.push":
+			switch strings.ToLower(strings.TrimSpace(v)) {
+			case "true":
+			case "false":
+				opts = append(opts, kgo.DisableClientMetrics())
+			default:
+				return nil, bad(k, v, "Expected value to be either true or false")
+			}
 		case "isolation.level":
 			if strings.EqualFold(v, "read_committed") {
 				opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))

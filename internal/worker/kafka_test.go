@@ -29,6 +29,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 const testTopic = "security-test"
@@ -865,6 +866,50 @@ func TestConnOptionsDial(t *testing.T) {
 		cl.Close()
 		if used := dials.Load() > 0; used != c.want {
 			t.Errorf("%v: dialer used %t (ping: %v), want %t", c.props, used, err, c.want)
+		}
+	}
+}
+
+// enable.metrics.push=false keeps a client from asking the broker for a
+// client-metrics subscription (KIP-714), as it does a Java client.
+func TestEnableMetricsPush(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, testTopic))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var asked atomic.Int32
+	c.ControlKey(int16(kmsg.GetTelemetrySubscriptions), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		asked.Add(1)
+		return nil, nil, false
+	})
+	seeds := strings.Join(c.ListenAddrs(), ",")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	produce := func(push string) {
+		cl := newClient(t, seeds, map[string]string{"enable.metrics.push": push})
+		if err := cl.ProduceSync(ctx, &kgo.Record{Topic: testTopic, Value: []byte(push)}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The client that must not ask goes first and stays open while the
+	// one that asks shows how soon asking happens.
+	produce("false")
+	produce("true")
+	for asked.Load() == 0 {
+		if ctx.Err() != nil {
+			t.Fatal("a client with enable.metrics.push=true never asked for a subscription")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := asked.Load(); n != 1 {
+		t.Fatalf("%d subscription requests, want 1: the client with enable.metrics.push=false asked", n)
+	}
+	for _, v := range []string{"yes", "1"} {
+		want := "Invalid value " + v + " for configuration enable.metrics.push: Expected value to be either true or false"
+		if _, err := clientOptions(map[string]string{"enable.metrics.push": v}, nil); err == nil || err.Error() != want {
+			t.Errorf("enable.metrics.push=%s: error %v, want %q", v, err, want)
 		}
 	}
 }
