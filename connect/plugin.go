@@ -113,3 +113,16 @@ type Converter interface {
 	FromConnectData(topic string, schema *Schema, value any) ([]byte, error)
 	ToConnectData(topic string, data []byte) (*Schema, any, error)
 }
+
+// AppendConverter is a Converter that can also write into a buffer its
+// caller owns, sparing an allocation per record: a source task's records
+// are written one after the other into a block that is reused once Kafka
+// has acknowledged them all. For a non-nil value, AppendFromConnectData
+// appends to dst exactly the bytes FromConnectData returns and gives back
+// the extended buffer; on an error, what it appended is undefined and the
+// caller drops it. The worker converts nil values with FromConnectData,
+// where nil bytes (a tombstone) differ from empty ones.
+type AppendConverter interface {
+	Converter
+	AppendFromConnectData(dst []byte, topic string, schema *Schema, value any) ([]byte, error)
+}

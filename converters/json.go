@@ -112,23 +112,7 @@ func (c *JSONConverter) FromConnectData(topic string, schema *connect.Schema, va
 	if c.lastLen != nil {
 		out = make([]byte, 0, c.lastLen.Load()+16)
 	}
-	var err error
-	if p := c.planFor(schema); p != nil {
-		out = append(out, p.head...)
-		if out, err = c.appendPlanned(out, p, value); err == nil && !c.schemaless {
-			out = append(out, '}')
-		}
-	} else if c.schemaless {
-		out, err = c.appendValue(out, schema, value)
-	} else {
-		out = append(out, `{"schema":`...)
-		if out, err = c.appendSchema(out, schema); err == nil {
-			out = append(out, `,"payload":`...)
-			if out, err = c.appendValue(out, schema, value); err == nil {
-				out = append(out, '}')
-			}
-		}
-	}
+	out, err := c.AppendFromConnectData(out, topic, schema, value)
 	if err != nil {
 		return nil, err
 	}
@@ -136,6 +120,31 @@ func (c *JSONConverter) FromConnectData(topic string, schema *connect.Schema, va
 		c.lastLen.Store(int64(len(out)))
 	}
 	return out, nil
+}
+
+// AppendFromConnectData appends what FromConnectData returns for a
+// non-nil value to dst (connect.AppendConverter).
+func (c *JSONConverter) AppendFromConnectData(dst []byte, topic string, schema *connect.Schema, value any) ([]byte, error) {
+	var err error
+	if p := c.planFor(schema); p != nil {
+		dst = append(dst, p.head...)
+		if dst, err = c.appendPlanned(dst, p, value); err == nil && !c.schemaless {
+			dst = append(dst, '}')
+		}
+		return dst, err
+	}
+	if c.schemaless {
+		return c.appendValue(dst, schema, value)
+	}
+	dst = append(dst, `{"schema":`...)
+	if dst, err = c.appendSchema(dst, schema); err != nil {
+		return dst, err
+	}
+	dst = append(dst, `,"payload":`...)
+	if dst, err = c.appendValue(dst, schema, value); err != nil {
+		return dst, err
+	}
+	return append(dst, '}'), nil
 }
 
 // ToConnectData deserializes a value. Nil or empty data (a tombstone) gives

@@ -348,6 +348,32 @@ func TestPlannedWritesMatchPlain(t *testing.T) {
 			if fmt.Sprint(err) != fmt.Sprint(perr) || !bytes.Equal(planned, plain) {
 				t.Errorf("%v, %s: planned %s (%v), plain %s (%v)", config, name, planned, err, plain, perr)
 			}
+			if v == nil || perr != nil {
+				continue
+			}
+			// Appending, planned or not, writes the same bytes after
+			// what the buffer holds.
+			for _, c := range []*JSONConverter{warm, newJSON(t, config)} {
+				prefix := []byte("earlier record")
+				out, err := c.AppendFromConnectData(prefix[:len(prefix):len(prefix)], "topic", s, v)
+				if err != nil || !bytes.Equal(out, append([]byte("earlier record"), plain...)) {
+					t.Errorf("%v, %s: appended %s (%v), want %q then %s", config, name, out, err, prefix, plain)
+				}
+			}
+		}
+	}
+}
+
+func TestStringConverterAppends(t *testing.T) {
+	var c StringConverter
+	if err := c.Configure(nil, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []any{"é", int32(7), true, []byte("raw")} {
+		want, _ := c.FromConnectData("t", nil, v)
+		out, err := c.AppendFromConnectData([]byte("x"), "t", nil, v)
+		if err != nil || string(out) != "x"+string(want) {
+			t.Errorf("%v: appended %q (%v), want %q", v, out, err, "x"+string(want))
 		}
 	}
 }

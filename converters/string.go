@@ -64,6 +64,12 @@ func (c *StringConverter) FromConnectData(topic string, schema *connect.Schema, 
 	return []byte(javaToString(value)), nil
 }
 
+// AppendFromConnectData appends what FromConnectData returns for a
+// non-nil value to dst (connect.AppendConverter).
+func (c *StringConverter) AppendFromConnectData(dst []byte, topic string, schema *connect.Schema, value any) ([]byte, error) {
+	return append(dst, javaToString(value)...), nil
+}
+
 // ToConnectData reads the bytes as a string, replacing invalid UTF-8 as
 // Java's decoder does. Nil data reads as a null string.
 func (c *StringConverter) ToConnectData(topic string, data []byte) (*connect.Schema, any, error) {

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/connectd/connectd/connect"
 
@@ -145,7 +146,8 @@ func TestSinkCommitsWhenCaughtUp(t *testing.T) {
 
 // A source task that asks for each record's acknowledgement (Java's
 // commitRecord) gets it once per record, with the offset Kafka gave that
-// record, across batches whose Kafka records reuse the same memory.
+// record, across batches whose Kafka records and converted bytes reuse
+// the same memory; every record reaches Kafka with its own key and value.
 func TestCommitRecordGetsEachRecordsOwnMetadata(t *testing.T) {
 	const batches, perBatch = 4, 700
 	acks := &recordAcks{offsets: map[string][]int64{}}
@@ -170,7 +172,33 @@ func TestCommitRecordGetsEachRecordsOwnMetadata(t *testing.T) {
 	if acks.topics != 0 {
 		t.Fatalf("%d acknowledgements named another topic than acks", acks.topics)
 	}
+
+	cl, err := kgo.NewClient(kgo.SeedBrokers(w.bootstrap()), kgo.ConsumeTopics("acks"),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for n := 0; n < batches*perBatch; {
+		fs := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("read %d records of %d", n, batches*perBatch)
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			i := int(r.Offset)
+			if string(r.Key) != recordAcksKey(i) || string(r.Value) != strconv.Itoa(i) {
+				t.Errorf("offset %d: key %q, value %q; want %q, %q", i, r.Key, r.Value, recordAcksKey(i), strconv.Itoa(i))
+			}
+			n++
+		})
+	}
 }
+
+// recordAcksKey is record i's key: its length varies, so that a batch's
+// bytes outgrow the buffer they are written into.
+func recordAcksKey(i int) string { return "k" + strings.Repeat("-", i%97) + strconv.Itoa(i) }
 
 var recordAcksRuns atomic.Int64
 
@@ -227,7 +255,8 @@ func (t *recordAcksTask) Poll(ctx context.Context) ([]*connect.SourceRecord, err
 	}
 	recs := make([]*connect.SourceRecord, t.perBatch)
 	for i := range recs {
-		recs[i] = &connect.SourceRecord{Topic: t.topic, ValueSchema: connect.StringSchema, Value: strconv.Itoa(t.sent)}
+		recs[i] = &connect.SourceRecord{Topic: t.topic, KeySchema: connect.StringSchema, Key: recordAcksKey(t.sent),
+			ValueSchema: connect.StringSchema, Value: strconv.Itoa(t.sent)}
 		t.sent++
 	}
 	return recs, nil

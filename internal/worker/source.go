@@ -19,13 +19,16 @@ import (
 // the offsets of acknowledged records for the next commit.
 type sourceTask struct {
 	*Task
-	task       connect.SourceTask
-	config     map[string]string
-	keyConv    connect.Converter
-	valueConv  connect.Converter
-	client     *kgo.Client
-	committer  connect.Committer
-	recordAcks connect.RecordCommitter
+	task      connect.SourceTask
+	config    map[string]string
+	keyConv   connect.Converter
+	valueConv connect.Converter
+	client    *kgo.Client
+	// lastBatchBytes is how many bytes the converters wrote for the
+	// last batch; only send uses it.
+	lastBatchBytes int
+	committer      connect.Committer
+	recordAcks     connect.RecordCommitter
 
 	mu sync.Mutex
 	// pending holds, per source partition, the offsets of records sent
@@ -195,9 +198,15 @@ func (s *sourceTask) loop(ctx context.Context, batches chan<- []*connect.SourceR
 
 func (s *sourceTask) send(recs []*connect.SourceRecord) error {
 	batch := s.track(recs)
-	// One promise for the whole batch, and the Kafka records in one
-	// block: per-record allocations are what bounds throughput here.
-	krs := kafkaRecordBlock(len(recs))
+	// One promise for the whole batch, and the Kafka records and their
+	// converted bytes in one block: per-record allocations are what
+	// bounds throughput here.
+	blk := recordBlockFor(len(recs))
+	if cap(blk.buf) == 0 {
+		// Sized to the last batch's bytes rather than grown to them.
+		blk.buf = make([]byte, 0, s.lastBatchBytes+s.lastBatchBytes/8)
+	}
+	defer func() { s.lastBatchBytes = len(blk.buf) }()
 	promise := func(r *kgo.Record, err error) {
 		if err != nil {
 			s.setSendErr(fmt.Errorf("sending a record to topic %s: %w", r.Topic, err))
@@ -207,14 +216,14 @@ func (s *sourceTask) send(recs []*connect.SourceRecord) error {
 		if batch.outstanding.Add(-1) == 0 {
 			// Kafka acknowledged every record of the block, and franz-go
 			// uses none of them after its promise: the next batch can.
-			kafkaRecordBlocks.Put(krs)
+			recordBlocks.Put(blk)
 		}
 	}
 	// Records without a timestamp get the batch's: franz-go would read
 	// the clock for each.
 	now := time.Now()
 	for i, rec := range recs {
-		if err := s.toKafka(rec, &(*krs)[i], now); err != nil {
+		if err := s.toKafka(rec, blk, i, now); err != nil {
 			return err
 		}
 		s.noteTopic(rec.Topic)
@@ -231,25 +240,52 @@ func (s *sourceTask) send(recs []*connect.SourceRecord) error {
 		// Produce blocks while the client buffers too many records,
 		// which is the back-pressure on Poll. No context cancels it: a
 		// record the task handed over is sent even while it stops.
-		s.client.Produce(context.Background(), &(*krs)[i], p)
+		s.client.Produce(context.Background(), &blk.recs[i], p)
 	}
 	return s.sendErrNow()
 }
 
-// kafkaRecordBlocks holds blocks of Kafka records whose batches Kafka
-// acknowledged, for send to fill again: a block of 10,000 records is
-// almost 2 MB, which a fresh allocation zeroes and the collector chases.
-var kafkaRecordBlocks = sync.Pool{New: func() any { return new([]kgo.Record) }}
+// A recordBlock holds a batch's Kafka records and the bytes its
+// converters appended for them. Blocks whose records Kafka acknowledged
+// go back to recordBlocks for send to fill again: a block of 10,000
+// records is almost 2 MB plus the bytes, which fresh allocations zero and
+// the collector chases.
+type recordBlock struct {
+	recs []kgo.Record
+	buf  []byte
+}
 
-func kafkaRecordBlock(n int) *[]kgo.Record {
-	b := kafkaRecordBlocks.Get().(*[]kgo.Record)
-	if cap(*b) < n {
-		*b = make([]kgo.Record, n)
+var recordBlocks = sync.Pool{New: func() any { return new(recordBlock) }}
+
+func recordBlockFor(n int) *recordBlock {
+	b := recordBlocks.Get().(*recordBlock)
+	b.buf = b.buf[:0]
+	if cap(b.recs) < n {
+		b.recs = make([]kgo.Record, n)
 		return b
 	}
-	*b = (*b)[:n]
-	clear(*b)
+	b.recs = b.recs[:n]
+	clear(b.recs)
 	return b
+}
+
+// convert writes v with c, into blk's bytes when c can append.
+func convert(c connect.Converter, blk *recordBlock, topic string, schema *connect.Schema, v any) ([]byte, error) {
+	ac, ok := c.(connect.AppendConverter)
+	if !ok || v == nil {
+		return c.FromConnectData(topic, schema, v)
+	}
+	start := len(blk.buf)
+	out, err := ac.AppendFromConnectData(blk.buf, topic, schema, v)
+	if err != nil {
+		blk.buf = blk.buf[:start]
+		return nil, err
+	}
+	// A later append that outgrows the buffer moves it; what is written
+	// here stays where it is, and the capped slice keeps it from being
+	// written over.
+	blk.buf = out
+	return out[start:len(out):len(out)], nil
 }
 
 func (s *sourceTask) setSendErr(err error) {
@@ -273,15 +309,17 @@ func (s *sourceTask) noteTopic(topic string) {
 	}
 }
 
-func (s *sourceTask) toKafka(rec *connect.SourceRecord, kr *kgo.Record, now time.Time) error {
+// toKafka converts rec into blk's i-th record.
+func (s *sourceTask) toKafka(rec *connect.SourceRecord, blk *recordBlock, i int, now time.Time) error {
 	if rec.Topic == "" {
 		return errors.New("source record has no topic")
 	}
-	key, err := s.keyConv.FromConnectData(rec.Topic, rec.KeySchema, rec.Key)
+	kr := &blk.recs[i]
+	key, err := convert(s.keyConv, blk, rec.Topic, rec.KeySchema, rec.Key)
 	if err != nil {
 		return fmt.Errorf("converting the key of a record for topic %s: %w", rec.Topic, err)
 	}
-	value, err := s.valueConv.FromConnectData(rec.Topic, rec.ValueSchema, rec.Value)
+	value, err := convert(s.valueConv, blk, rec.Topic, rec.ValueSchema, rec.Value)
 	if err != nil {
 		return fmt.Errorf("converting the value of a record for topic %s: %w", rec.Topic, err)
 	}
