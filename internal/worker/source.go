@@ -206,7 +206,6 @@ func (s *sourceTask) send(recs []*connect.SourceRecord) error {
 		// Sized to the last batch's bytes rather than grown to them.
 		blk.buf = make([]byte, 0, s.lastBatchBytes+s.lastBatchBytes/8)
 	}
-	defer func() { s.lastBatchBytes = len(blk.buf) }()
 	promise := func(r *kgo.Record, err error) {
 		if err != nil {
 			s.setSendErr(fmt.Errorf("sending a record to topic %s: %w", r.Topic, err))
@@ -225,6 +224,11 @@ func (s *sourceTask) send(recs []*connect.SourceRecord) error {
 	for i, rec := range recs {
 		if err := s.toKafka(rec, blk, i, now); err != nil {
 			return err
+		}
+		if i == len(recs)-1 {
+			// Read before the last Produce: once it acknowledges every
+			// record, the block may be in another task's hands.
+			s.lastBatchBytes = len(blk.buf)
 		}
 		s.noteTopic(rec.Topic)
 		p := promise
