@@ -86,6 +86,17 @@ func (w *testWorker) state(name string) string {
 // partition then offset order, once at least n are there.
 func readTopic(t *testing.T, bootstrap, topic string, n int) []string {
 	t.Helper()
+	var out []string
+	for _, r := range readRecords(t, bootstrap, topic, n) {
+		out = append(out, string(r.Value))
+	}
+	return out
+}
+
+// readRecords returns every record in a topic, all partitions, in
+// partition then offset order, once at least n are there.
+func readRecords(t *testing.T, bootstrap, topic string, n int) []*kgo.Record {
+	t.Helper()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap), kgo.ConsumeTopics(topic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	if err != nil {
@@ -94,7 +105,7 @@ func readTopic(t *testing.T, bootstrap, topic string, n int) []string {
 	defer cl.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	byPart := map[int32][]string{}
+	byPart := map[int32][]*kgo.Record{}
 	count := 0
 	for count < n {
 		fs := cl.PollFetches(ctx)
@@ -102,11 +113,11 @@ func readTopic(t *testing.T, bootstrap, topic string, n int) []string {
 			t.Fatalf("topic %s: got %d records, want at least %d", topic, count, n)
 		}
 		fs.EachRecord(func(r *kgo.Record) {
-			byPart[r.Partition] = append(byPart[r.Partition], string(r.Value))
+			byPart[r.Partition] = append(byPart[r.Partition], r)
 			count++
 		})
 	}
-	var out []string
+	var out []*kgo.Record
 	for p := int32(0); len(out) < count; p++ {
 		out = append(out, byPart[p]...)
 	}

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/connectd/connectd/connect"
 
@@ -173,26 +172,11 @@ func TestCommitRecordGetsEachRecordsOwnMetadata(t *testing.T) {
 		t.Fatalf("%d acknowledgements named another topic than acks", acks.topics)
 	}
 
-	cl, err := kgo.NewClient(kgo.SeedBrokers(w.bootstrap()), kgo.ConsumeTopics("acks"),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	for n := 0; n < batches*perBatch; {
-		fs := cl.PollFetches(ctx)
-		if ctx.Err() != nil {
-			t.Fatalf("read %d records of %d", n, batches*perBatch)
+	for i, r := range readRecords(t, w.bootstrap(), "acks", batches*perBatch) {
+		if r.Offset != int64(i) || string(r.Key) != recordAcksKey(i) || string(r.Value) != strconv.Itoa(i) {
+			t.Fatalf("record %d: offset %d, key %q, value %q; want key %q, value %q",
+				i, r.Offset, r.Key, r.Value, recordAcksKey(i), strconv.Itoa(i))
 		}
-		fs.EachRecord(func(r *kgo.Record) {
-			i := int(r.Offset)
-			if string(r.Key) != recordAcksKey(i) || string(r.Value) != strconv.Itoa(i) {
-				t.Errorf("offset %d: key %q, value %q; want %q, %q", i, r.Key, r.Value, recordAcksKey(i), strconv.Itoa(i))
-			}
-			n++
-		})
 	}
 }
 
