@@ -3,11 +3,15 @@ package embedded
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
+	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -101,6 +105,30 @@ func TestInProcessAndTCPClientsShareTheBroker(t *testing.T) {
 		t.Fatalf("the TCP consumer got %q, want %q", got, "in process")
 	}
 
+	// A group member that joined in process shows a loopback host, as
+	// one that joined over TCP does, not net.Pipe's "pipe".
+	member, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.Dialer(dial), kgo.ConsumerGroup("g"), kgo.ConsumeTopics("t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer member.Close()
+	var members []kadm.DescribedGroupMember
+	for len(members) == 0 {
+		if ctx.Err() != nil {
+			t.Fatal("the consumer never joined group g")
+		}
+		groups, err := kadm.NewClient(producer).DescribeGroups(ctx, "g")
+		if err != nil {
+			t.Fatal(err)
+		}
+		members = groups["g"].Members
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(members) != 1 || !strings.HasPrefix(members[0].ClientHost, "127.0.0.1") {
+		t.Fatalf("group g's members %+v; want one, on host 127.0.0.1", members)
+	}
+	member.Close()
+
 	// Another address is dialed over the network.
 	other, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -111,10 +139,12 @@ func TestInProcessAndTCPClientsShareTheBroker(t *testing.T) {
 		t.Fatalf("dialing another address: %v, %d network dials; want one", err, network.Load())
 	}
 
-	// A closed broker refuses in-process dials instead of hanging them.
+	// A closed broker refuses in-process dials as its closed port would
+	// refuse TCP ones, neither hanging them nor having them retried.
 	b.Close()
-	if c, err := b.Dial(ctx, "tcp", b.Addr()); !errors.Is(err, net.ErrClosed) {
-		t.Fatalf("dial after Close: %v, %v; want net.ErrClosed", c, err)
+	c, err := b.Dial(ctx, "tcp", b.Addr())
+	if !errors.Is(err, syscall.ECONNREFUSED) || kgo.IsRetryableBrokerErr(err) {
+		t.Fatalf("dial after Close: %v, %v; want a refused connection", c, err)
 	}
 }
 
@@ -158,5 +188,40 @@ func TestNoClientMetricsRequested(t *testing.T) {
 	resp, err := req.RequestWith(ctx, cl)
 	if err != nil || resp.ClientInstanceID != ids[0] {
 		t.Fatalf("known client: id %x, %v; want %x", resp.ClientInstanceID, err, ids[0])
+	}
+}
+
+// An in-process connection fails as a TCP one does when the broker's end
+// closes: reads see the end of the stream, writes a broken pipe, which
+// franz-go retries on a new connection.
+func TestInProcessConnectionClosedByTheBroker(t *testing.T) {
+	tcp, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := newListener(tcp)
+	defer l.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := l.Accept()
+		accepted <- c
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	client, err := l.dial(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := <-accepted
+	if server.RemoteAddr().String() != "127.0.0.1:0" || client.RemoteAddr() != tcp.Addr() {
+		t.Fatalf("addresses: the broker sees %v, the client %v", server.RemoteAddr(), client.RemoteAddr())
+	}
+	server.Close()
+	if _, err := client.Read(make([]byte, 1)); err != io.EOF {
+		t.Fatalf("read after the broker closed: %v, want EOF", err)
+	}
+	_, err = client.Write([]byte("request"))
+	if !errors.Is(err, syscall.EPIPE) || !kgo.IsRetryableBrokerErr(err) {
+		t.Fatalf("write after the broker closed: %v, want a retryable broken pipe", err)
 	}
 }

@@ -2,8 +2,12 @@ package embedded
 
 import (
 	"context"
+	"errors"
+	"io"
 	"net"
+	"os"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -61,14 +65,45 @@ func (l *listener) close() { l.closeOnce.Do(func() { close(l.closed) }) }
 // dial returns the client end of a new in-process connection.
 func (l *listener) dial(ctx context.Context) (net.Conn, error) {
 	server, client := net.Pipe()
+	// The broker shows a connection's remote address as the client's
+	// host (a group member's, for one): loopback, as over TCP, rather
+	// than net.Pipe's "pipe".
+	local := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)}
+	var err error
 	select {
-	case l.conns <- server:
-		return client, nil
+	case l.conns <- addrConn{server, l.Addr(), local}:
+		return addrConn{client, local, l.Addr()}, nil
 	case <-l.closed:
-		return nil, net.ErrClosed
+		// What a TCP dial to the closed port gets: clients give up on it
+		// as on a stopped broker, instead of retrying a closed pipe.
+		err = &os.SyscallError{Syscall: "connect", Err: syscall.ECONNREFUSED}
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		err = ctx.Err()
 	}
+	server.Close()
+	client.Close()
+	return nil, &net.OpError{Op: "dial", Net: "tcp", Addr: l.Addr(), Err: err}
+}
+
+// addrConn is one end of an in-process connection, with addresses.
+type addrConn struct {
+	net.Conn
+	local, remote net.Addr
+}
+
+func (c addrConn) LocalAddr() net.Addr  { return c.local }
+func (c addrConn) RemoteAddr() net.Addr { return c.remote }
+
+// Write fails as a TCP write does once the other end has closed: with a
+// broken pipe, which clients retry on a new connection; net.Pipe's own
+// io.ErrClosedPipe is an error they give up on.
+func (c addrConn) Write(b []byte) (int, error) {
+	n, err := c.Conn.Write(b)
+	if errors.Is(err, io.ErrClosedPipe) {
+		err = &net.OpError{Op: "write", Net: "tcp", Source: c.local, Addr: c.remote,
+			Err: &os.SyscallError{Syscall: "write", Err: syscall.EPIPE}}
+	}
+	return n, err
 }
 
 // dialTimeout is franz-go's default dial timeout, kept for the addresses
