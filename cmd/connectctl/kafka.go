@@ -43,7 +43,7 @@ func (a *app) kafkaOpts(kf *kafkaFlags) ([]kgo.Opt, []string, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		sec, err := worker.SecurityOptions(props)
+		sec, err := worker.ConnOptions(props, nil)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", kf.kafkaConfig, err)
 		}

@@ -119,29 +119,28 @@ func offsetMap(v any, where string) (map[string]any, error) {
 // partition and offset map in Java HashMap order, as Kafka writes them
 // (a sink partition shows kafka_partition before kafka_topic).
 func encodeOffsets(offsets *herder.ConnectorOffsets) ([]byte, error) {
-	var b []byte
+	var list []herder.ConnectorOffset
 	if offsets != nil {
-		// About what a small partition and offset take, so that a large
-		// list is not copied as it grows.
-		b = make([]byte, 0, 16+64*len(offsets.Offsets))
+		list = offsets.Offsets
 	}
+	// About what a small partition and offset take, so that a large list
+	// is not copied as it grows.
+	b := make([]byte, 0, 16+64*len(list))
 	b = append(b, `{"offsets":[`...)
-	if offsets != nil {
-		for i, o := range offsets.Offsets {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			var err error
-			b = append(b, `{"partition":`...)
-			if b, err = appendMap(b, o.Partition); err != nil {
-				return nil, err
-			}
-			b = append(b, `,"offset":`...)
-			if b, err = appendMap(b, o.Offset); err != nil {
-				return nil, err
-			}
-			b = append(b, '}')
+	for i, o := range list {
+		if i > 0 {
+			b = append(b, ',')
 		}
+		var err error
+		b = append(b, `{"partition":`...)
+		if b, err = appendMap(b, o.Partition); err != nil {
+			return nil, err
+		}
+		b = append(b, `,"offset":`...)
+		if b, err = appendMap(b, o.Offset); err != nil {
+			return nil, err
+		}
+		b = append(b, '}')
 	}
 	return append(b, "]}"...), nil
 }

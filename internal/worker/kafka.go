@@ -2,6 +2,7 @@ package worker
 
 import (
 	"fmt"
+	"github.com/connectd/connectd/connect"
 	"strconv"
 	"strings"
 	"time"
@@ -14,9 +15,9 @@ import (
 // client ignores keys it does not know with a warning.
 //
 // Connection security (security.protocol, ssl.*, sasl.*) and dial are
-// handled by ConnOptions, in kafka_security.go.
+// handled by securityOptions, in kafka_security.go.
 func clientOptions(props map[string]string, dial DialFunc) ([]kgo.Opt, error) {
-	opts, err := ConnOptions(props, dial)
+	opts, err := securityOptions(props, dial)
 	if err != nil {
 		return nil, err
 	}
@@ -122,12 +123,12 @@ func clientOptions(props map[string]string, dial DialFunc) ([]kgo.Opt, error) {
 				opts = append(opts, kgo.FetchMinBytes(int32(n)))
 			}
 		case "enable.metrics.push":
-			switch strings.ToLower(strings.TrimSpace(v)) {
-			case "true":
-			case "false":
+			push, err := connect.ParseValue(k, connect.ConfigBoolean, v)
+			if err != nil {
+				return nil, err
+			}
+			if !push.(bool) {
 				opts = append(opts, kgo.DisableClientMetrics())
-			default:
-				return nil, bad(k, v, "Expected value to be either true or false")
 			}
 		case "isolation.level":
 			if strings.EqualFold(v, "read_committed") {

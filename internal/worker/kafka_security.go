@@ -75,38 +75,25 @@ func (p secProps) lookup(k string) (string, bool) {
 	return strings.TrimSpace(v), ok
 }
 
-// SecurityOptions returns the franz-go options for the connection security
-// settings among Kafka client properties (security.protocol, ssl.*,
-// sasl.*; prefixes such as producer. already stripped), for clients built
-// outside this package, such as those of the internal topics.
-func SecurityOptions(props map[string]string) ([]kgo.Opt, error) {
-	return securityOptions(props)
-}
-
 // DialFunc connects to a broker; it has net.Dialer.DialContext's
 // signature, as kgo.Dialer wants.
 type DialFunc = func(ctx context.Context, network, host string) (net.Conn, error)
 
-// ConnOptions is SecurityOptions plus dial as the client's dialer (the
-// embedded broker's in-process path; nil for the network). A TLS client
-// keeps franz-go's own dialer: franz-go takes one or the other, and the
-// embedded broker, the only source of dial, listens in plaintext only.
+// ConnOptions returns the franz-go options for the connection settings
+// among Kafka client properties (security.protocol, ssl.*, sasl.*;
+// prefixes such as producer. already stripped), with dial as the dialer
+// (the embedded broker's in-process path; nil for the network), for
+// clients built outside this package, such as those of the internal
+// topics.
 func ConnOptions(props map[string]string, dial DialFunc) ([]kgo.Opt, error) {
-	opts, err := securityOptions(props)
-	if err != nil || dial == nil {
-		return opts, err
-	}
-	if !strings.HasSuffix(strings.ToUpper(secProps(props).get(keySecurityProtocol)), "SSL") {
-		opts = append(opts, kgo.Dialer(dial))
-	}
-	return opts, nil
+	return securityOptions(props, dial)
 }
 
 // securityOptions returns the dialer and SASL options for
 // security.protocol and the ssl.* and sasl.* keys. As in Java, ssl.* keys
 // are read only for SSL and SASL_SSL, sasl.* keys only for SASL_PLAINTEXT
 // and SASL_SSL.
-func securityOptions(props map[string]string) ([]kgo.Opt, error) {
+func securityOptions(props map[string]string, dial DialFunc) ([]kgo.Opt, error) {
 	p := secProps(props)
 	proto := strings.ToUpper(p.get(keySecurityProtocol))
 	if proto == "" {
@@ -132,6 +119,11 @@ func securityOptions(props map[string]string) ([]kgo.Opt, error) {
 			return nil, err
 		}
 		opts = append(opts, kgo.DialTLSConfig(cfg))
+	} else if dial != nil {
+		// A TLS client keeps franz-go's own dialer: franz-go takes one or
+		// the other, and the embedded broker, the only source of dial,
+		// listens in plaintext only.
+		opts = append(opts, kgo.Dialer(dial))
 	}
 	if useSASL {
 		m, err := saslMechanism(p, proto)

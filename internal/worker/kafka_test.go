@@ -241,7 +241,7 @@ func TestPlaintextDefault(t *testing.T) {
 		// does not use them.
 		{"security.protocol": "PLAINTEXT", "ssl.truststore.type": "JKS", "sasl.mechanism": "GSSAPI"},
 	} {
-		opts, err := securityOptions(props)
+		opts, err := securityOptions(props, nil)
 		if err != nil || len(opts) != 0 {
 			t.Fatalf("securityOptions(%v) = %d options, %v; want none", props, len(opts), err)
 		}
@@ -601,7 +601,7 @@ func TestSecurityOptionErrors(t *testing.T) {
 			"Invalid value [hidden] for configuration sasl.jaas.config: Value not specified for key 'password' in JAAS config (quote the value)", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := securityOptions(c.props)
+			_, err := securityOptions(c.props, nil)
 			if err == nil {
 				t.Fatalf("no error; want %q", c.want)
 			}
@@ -629,7 +629,7 @@ func TestSASLOptionsAccepted(t *testing.T) {
 		// As in Java, sasl.* keys are ignored for SSL.
 		{"security.protocol": "SSL", "sasl.mechanism": "GSSAPI"},
 	} {
-		if _, err := securityOptions(props); err != nil {
+		if _, err := securityOptions(props, nil); err != nil {
 			t.Errorf("securityOptions(%v): %v", props, err)
 		}
 	}
