@@ -86,6 +86,24 @@ type RecordCommitter interface {
 	CommitRecord(rec *SourceRecord, meta RecordMetadata) error
 }
 
+// RecordReleaser is implemented by source tasks that reuse the memory of
+// the records they return (the records, their structs, ...) instead of
+// allocating it again for every batch: at tens of thousands of records a
+// second, that memory is most of what the collector handles.
+//
+// The runtime calls ReleaseRecords once for each batch Poll returned, with
+// that slice, when it reads none of the batch's records nor what they
+// point to any more: once it converted them, or for a RecordCommitter once
+// CommitRecord ran for each of them. After that the task may overwrite
+// them. The source partition and offset maps are excepted: the runtime
+// keeps them until it commits the offsets, and the task must not change
+// them. ReleaseRecords runs on another goroutine than Poll, possibly while
+// Poll runs. A batch the runtime could not send (the task failing or
+// stopping) is not released; the collector frees it.
+type RecordReleaser interface {
+	ReleaseRecords(records []*SourceRecord)
+}
+
 // Committer is implemented by source tasks that want to know when the
 // runtime committed their offsets (Java's SourceTask.commit), for example
 // to acknowledge upstream only after the position is durable.

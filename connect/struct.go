@@ -111,6 +111,10 @@ func (s *Struct) GetWithoutDefault(field string) any {
 // unset even if the field has a default.
 func (s *Struct) AtWithoutDefault(i int) any { return s.values[i] }
 
+// Reset unsets every field, so that a source task that reuses its
+// records' memory (see RecordReleaser) can fill s again.
+func (s *Struct) Reset() { clear(s.values) }
+
 // Validate checks that every required field has a value.
 func (s *Struct) Validate() error {
 	return ValidateValue(s.schema, s)

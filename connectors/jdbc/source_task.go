@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -36,9 +37,18 @@ type SourceTask struct {
 
 	mu          sync.Mutex
 	queryCancel context.CancelFunc
+
+	// Batches out with the runtime, and those it released for read to
+	// fill again (see ReleaseRecords).
+	batchMu sync.Mutex
+	out     []*srcBatch
+	free    []*srcBatch
 }
 
-var _ connect.SourceTask = (*SourceTask)(nil)
+var (
+	_ connect.SourceTask     = (*SourceTask)(nil)
+	_ connect.RecordReleaser = (*SourceTask)(nil)
+)
 
 // NewSourceTask returns a task ready for Start.
 func NewSourceTask() *SourceTask { return &SourceTask{idleWait: srcIdleWait} }
@@ -384,6 +394,7 @@ func (t *SourceTask) Poll(ctx context.Context) ([]*connect.SourceRecord, error) 
 		}
 		q := t.next()
 		if q == nil {
+			t.idle()
 			srcSleep(ctx, time.Until(deadline))
 			return nil, nil
 		}
@@ -394,6 +405,7 @@ func (t *SourceTask) Poll(ctx context.Context) ([]*connect.SourceRecord, error) 
 				if left <= 0 {
 					return nil, nil
 				}
+				t.idle()
 				srcSleep(ctx, min(wait, left))
 				continue
 			}
@@ -598,14 +610,18 @@ func srcFieldNames(m *srcMapping) string {
 	return strings.Join(names, ", ")
 }
 
-// row reads the next row of q's result into a struct; ok is false at the
-// end.
-func (t *SourceTask) row(q *srcQuerier) (r srcRow, ok bool, err error) {
+// row reads the next row of q's result into a struct: st when it is of
+// the result's schema, else a new one; ok is false at the end.
+func (t *SourceTask) row(q *srcQuerier, st *connect.Struct) (r srcRow, ok bool, err error) {
 	if !q.res.next(q.vals) {
 		q.exhausted = true
 		return r, false, q.res.err()
 	}
-	st := connect.NewStruct(q.m.schema)
+	if st != nil && st.Schema() == q.m.schema {
+		st.Reset()
+	} else {
+		st = connect.NewStruct(q.m.schema)
+	}
 	for i := range q.m.fields {
 		if v := q.vals[i]; v != nil {
 			if err := st.SetAt(i, v); err != nil {
@@ -623,15 +639,21 @@ func (t *SourceTask) row(q *srcQuerier) (r srcRow, ok bool, err error) {
 	return r, true, nil
 }
 
-// read turns up to batch.max.rows rows into records.
+// read turns up to batch.max.rows rows into records, in a batch the
+// runtime released when there is one.
 func (t *SourceTask) read(q *srcQuerier) ([]*connect.SourceRecord, error) {
 	batch := t.cfg.batchMaxRows
-	// Records are allocated in blocks that are never grown (a block that
-	// grew would copy every record before it); recs points into them.
-	var recs []*connect.SourceRecord
-	var block []connect.SourceRecord
+	b := t.takeBatch()
 	timestampOnly := q.mode == srcModeTimestamp
-	for len(recs) < batch {
+	for len(b.recs) < batch {
+		rec := b.slot(len(b.recs), batch)
+		// The struct of the record this memory held before is filled
+		// again, except in timestamp mode: there a row is read ahead
+		// of the batch it goes to, into a struct of its own.
+		var st *connect.Struct
+		if !timestampOnly {
+			st, _ = rec.Value.(*connect.Struct)
+		}
 		var cur srcRow
 		var err error
 		if timestampOnly {
@@ -640,7 +662,7 @@ func (t *SourceTask) read(q *srcQuerier) ([]*connect.SourceRecord, error) {
 			// result ends), so a restart inside a run of equal
 			// timestamps reads the whole run again.
 			if !q.hasNext && !q.exhausted {
-				if q.pending, q.hasNext, err = t.row(q); err != nil {
+				if q.pending, q.hasNext, err = t.row(q, nil); err != nil {
 					return nil, err
 				}
 			}
@@ -649,7 +671,7 @@ func (t *SourceTask) read(q *srcQuerier) ([]*connect.SourceRecord, error) {
 			}
 			cur, q.hasNext = q.pending, false
 			if !q.exhausted {
-				if q.pending, q.hasNext, err = t.row(q); err != nil {
+				if q.pending, q.hasNext, err = t.row(q, nil); err != nil {
 					return nil, err
 				}
 			}
@@ -658,7 +680,7 @@ func (t *SourceTask) read(q *srcQuerier) ([]*connect.SourceRecord, error) {
 			}
 		} else {
 			var ok bool
-			if cur, ok, err = t.row(q); err != nil {
+			if cur, ok, err = t.row(q, st); err != nil {
 				return nil, err
 			}
 			if !ok {
@@ -668,26 +690,109 @@ func (t *SourceTask) read(q *srcQuerier) ([]*connect.SourceRecord, error) {
 				return nil, err
 			}
 		}
-		if len(block) == cap(block) {
-			block = make([]connect.SourceRecord, 0, min(batch-len(recs), 1024))
-		}
-		block = append(block, connect.SourceRecord{
+		*rec = connect.SourceRecord{
 			SourcePartition: q.partition,
 			Topic:           q.topic,
 			ValueSchema:     q.m.schema,
 			Value:           cur.value,
-		})
-		recs = append(recs, &block[len(block)-1])
+		}
+		b.recs = append(b.recs, rec)
 	}
-	if len(recs) == 0 {
+	if len(b.recs) == 0 {
+		t.giveBack(b)
 		return nil, nil
 	}
+	recs := b.recs
 	if q.mode != srcModeBulk {
 		if o := q.offset.toMap(); len(o) > 0 {
 			recs[len(recs)-1].SourceOffset = o
 		}
 	}
+	t.batchMu.Lock()
+	if len(t.out) == srcMaxOut {
+		// A runtime that does not release batches: forget the oldest.
+		t.out = slices.Delete(t.out, 0, 1)
+	}
+	t.out = append(t.out, b)
+	t.batchMu.Unlock()
 	return recs, nil
+}
+
+// srcBatch is the memory of one batch of records: the records, in blocks
+// that are never grown (a block that grew would copy every record before
+// it), and the slice of pointers to them that Poll returns. Reading a
+// large table, filling released batches again instead of allocating new
+// ones takes most of the garbage out of each row.
+type srcBatch struct {
+	recs   []*connect.SourceRecord
+	blocks [][]connect.SourceRecord
+}
+
+const (
+	srcBlockRecords = 1024
+	// Released batches kept for reuse: the runtime has about three out
+	// at once (being read, waiting, being sent).
+	srcFreeBatches = 2
+	// Batches remembered as out with the runtime.
+	srcMaxOut = 16
+)
+
+// slot returns the memory of the batch's i-th record. batch is
+// batch.max.rows, which sizes the blocks the same way for every batch.
+func (b *srcBatch) slot(i, batch int) *connect.SourceRecord {
+	k := i / srcBlockRecords
+	if k == len(b.blocks) {
+		b.blocks = append(b.blocks, make([]connect.SourceRecord, min(batch-i, srcBlockRecords)))
+	}
+	return &b.blocks[k][i%srcBlockRecords]
+}
+
+// takeBatch returns a released batch, emptied, or a new one.
+func (t *SourceTask) takeBatch() *srcBatch {
+	t.batchMu.Lock()
+	defer t.batchMu.Unlock()
+	if n := len(t.free); n > 0 {
+		b := t.free[n-1]
+		t.free = t.free[:n-1]
+		b.recs = b.recs[:0]
+		return b
+	}
+	return &srcBatch{}
+}
+
+// giveBack keeps b for the next read, if fewer than srcFreeBatches are.
+func (t *SourceTask) giveBack(b *srcBatch) {
+	t.batchMu.Lock()
+	defer t.batchMu.Unlock()
+	if len(t.free) < srcFreeBatches {
+		t.free = append(t.free, b)
+	}
+}
+
+// ReleaseRecords implements connect.RecordReleaser: the runtime is done
+// with a batch read returned, whose memory the next read fills.
+func (t *SourceTask) ReleaseRecords(recs []*connect.SourceRecord) {
+	if len(recs) == 0 {
+		return
+	}
+	t.batchMu.Lock()
+	i := slices.IndexFunc(t.out, func(b *srcBatch) bool { return &b.recs[0] == &recs[0] })
+	if i < 0 {
+		t.batchMu.Unlock()
+		return
+	}
+	b := t.out[i]
+	t.out = slices.Delete(t.out, i, i+1)
+	t.batchMu.Unlock()
+	t.giveBack(b)
+}
+
+// idle lets the collector have the released batches while no table is
+// due: a task waiting for new rows holds no memory for them.
+func (t *SourceTask) idle() {
+	t.batchMu.Lock()
+	defer t.batchMu.Unlock()
+	t.free = nil
 }
 
 // advance moves q's offset to the row's, in the incrementing modes.

@@ -415,3 +415,67 @@ func TestSourceTableGainsColumn(t *testing.T) {
 		}
 	})
 }
+
+// Batches the runtime released are filled again, records and structs,
+// and hold the same values as fresh ones: a field null in the new row is
+// null even where the struct's previous row had a value. In timestamp
+// mode the row read ahead of a batch survives that batch's release.
+func TestSourceReusesReleasedBatches(t *testing.T) {
+	eachDB(t, func(t *testing.T, db *testDB) {
+		srcCreateEvents(t, db)
+		for i := 1; i <= 10; i++ {
+			var ts2 *int
+			if i%2 == 1 {
+				ts2 = &i
+			}
+			srcInsertEvent(t, db, i, i, ts2)
+		}
+		for _, mode := range []string{srcModeIncrementing, srcModeTimestamp, srcModeBulk} {
+			cfg := srcBaseConfig(db, map[string]string{srcMode: mode, srcIncrementingColumn: "id", srcTimestampColumn: "ts",
+				srcTableWhitelist: "events", srcBatchMaxRows: "3"})
+			// read renders every record of a pass over the table, releasing
+			// each batch once rendered when release is set.
+			read := func(release bool) (rows []string, reused int) {
+				task := srcStartTask(t, cfg, &srcTestContext{})
+				defer task.Stop()
+				var last *connect.SourceRecord
+				for len(rows) < 10 {
+					recs, err := task.Poll(context.Background())
+					if err != nil {
+						t.Fatalf("%s: Poll: %v", mode, err)
+					}
+					if len(recs) == 0 {
+						continue
+					}
+					if recs[0] == last {
+						reused++
+					}
+					last = recs[0]
+					for _, r := range recs {
+						st := r.Value.(*connect.Struct)
+						var fields []string
+						for i := range st.Schema().Fields {
+							fields = append(fields, srcValueString(st.AtWithoutDefault(i)))
+						}
+						rows = append(rows, strings.Join(fields, " "))
+					}
+					if release {
+						task.ReleaseRecords(recs)
+					}
+				}
+				return rows, reused
+			}
+			fresh, _ := read(false)
+			again, reused := read(true)
+			if !slices.Equal(again, fresh) {
+				t.Fatalf("%s: released batches filled again hold\n%s\nwant\n%s", mode, strings.Join(again, "\n"), strings.Join(fresh, "\n"))
+			}
+			if reused == 0 {
+				t.Fatalf("%s: no batch reused a released one's memory", mode)
+			}
+			if strings.Count(strings.Join(fresh, "\n"), "null") != 5 {
+				t.Fatalf("%s: want ts2 null in the 5 even rows:\n%s", mode, strings.Join(fresh, "\n"))
+			}
+		}
+	})
+}

@@ -203,6 +203,7 @@ type recordAcksConnector struct {
 	acks              *recordAcks
 	batches, perBatch int
 	topic             string
+	newTask           func() connect.SourceTask // when set, the tasks
 }
 
 func (*recordAcksConnector) Version() string            { return "test" }
@@ -217,6 +218,9 @@ func (c *recordAcksConnector) TaskConfigs(int) ([]map[string]string, error) {
 func (*recordAcksConnector) Stop() error       { return nil }
 func (*recordAcksConnector) TaskClass() string { return "test.RecordAcksSourceTask" }
 func (c *recordAcksConnector) NewTask() connect.SourceTask {
+	if c.newTask != nil {
+		return c.newTask()
+	}
 	return &recordAcksTask{acks: c.acks, batches: c.batches, perBatch: c.perBatch}
 }
 
@@ -255,5 +259,112 @@ func (t *recordAcksTask) CommitRecord(rec *connect.SourceRecord, meta connect.Re
 		t.acks.topics++
 	}
 	t.acks.n++
+	return nil
+}
+
+// A source task that reuses its records' memory gets each batch back once,
+// when the runtime reads it no more: after converting it, or for a task
+// that also asks for acknowledgements, after CommitRecord saw each of its
+// records. The task overwrites what it gets back at once, so a record
+// read after its release would reach Kafka, or CommitRecord, overwritten.
+func TestReleasedRecordsAreReadNoMore(t *testing.T) {
+	const batches, perBatch = 5, 600
+	for _, withAcks := range []bool{false, true} {
+		t.Run(fmt.Sprintf("acks=%v", withAcks), func(t *testing.T) {
+			rel := &releases{batches: map[*connect.SourceRecord]int{}}
+			class := fmt.Sprintf("test.ReleasingSource%d", recordAcksRuns.Add(1))
+			connect.Register(connect.Plugin{Class: class, Type: connect.PluginSource, Version: "test",
+				New: func() any {
+					return &recordAcksConnector{newTask: func() connect.SourceTask {
+						task := &releasingTask{rel: rel, batches: batches, perBatch: perBatch}
+						if withAcks {
+							return &releasingAcksTask{task}
+						}
+						return task
+					}}
+				}})
+			dir := t.TempDir()
+			w := startWorker(t, dir, stringConverters)
+			w.must(201, "POST", "/connectors", jsonString(map[string]any{
+				"name": "releasing", "config": map[string]string{"connector.class": class, "topic": "releasing"},
+			}))
+			eventually(t, "every batch released", func() bool { return rel.count() == batches })
+			for i, r := range readRecords(t, w.bootstrap(), "releasing", batches*perBatch) {
+				if string(r.Key) != recordAcksKey(i) || string(r.Value) != strconv.Itoa(i) {
+					t.Fatalf("record %d reached Kafka as %q=%q: read after its release", i, r.Key, r.Value)
+				}
+			}
+			rel.mu.Lock()
+			defer rel.mu.Unlock()
+			for first, n := range rel.batches {
+				if n != 1 {
+					t.Fatalf("the batch of record %v was released %d times", first.Value, n)
+				}
+			}
+			if withAcks && (rel.acked != batches*perBatch || rel.ackedLate != 0) {
+				t.Fatalf("CommitRecord ran for %d records, %d of them already released; want %d, none",
+					rel.acked, rel.ackedLate, batches*perBatch)
+			}
+		})
+	}
+}
+
+type releases struct {
+	mu        sync.Mutex
+	batches   map[*connect.SourceRecord]int // releases, by the batch's first record
+	acked     int
+	ackedLate int // CommitRecord calls for records already released
+}
+
+func (r *releases) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.batches)
+}
+
+type releasingTask struct {
+	rel               *releases
+	batches, perBatch int
+	topic             string
+	sent              int
+}
+
+func (*releasingTask) Version() string { return "test" }
+func (t *releasingTask) Start(_ connect.SourceTaskContext, config map[string]string) error {
+	t.topic = config["topic"]
+	return nil
+}
+func (t *releasingTask) Poll(ctx context.Context) ([]*connect.SourceRecord, error) {
+	if t.sent == t.batches*t.perBatch {
+		<-ctx.Done()
+		return nil, nil
+	}
+	recs := make([]*connect.SourceRecord, t.perBatch)
+	for i := range recs {
+		recs[i] = &connect.SourceRecord{Topic: t.topic, KeySchema: connect.StringSchema, Key: recordAcksKey(t.sent),
+			ValueSchema: connect.StringSchema, Value: strconv.Itoa(t.sent)}
+		t.sent++
+	}
+	return recs, nil
+}
+func (*releasingTask) Stop() error { return nil }
+func (t *releasingTask) ReleaseRecords(recs []*connect.SourceRecord) {
+	t.rel.mu.Lock()
+	defer t.rel.mu.Unlock()
+	t.rel.batches[recs[0]]++
+	for _, r := range recs {
+		r.Key, r.Value = "released", "released"
+	}
+}
+
+type releasingAcksTask struct{ *releasingTask }
+
+func (t *releasingAcksTask) CommitRecord(rec *connect.SourceRecord, _ connect.RecordMetadata) error {
+	t.rel.mu.Lock()
+	defer t.rel.mu.Unlock()
+	t.rel.acked++
+	if rec.Value == "released" {
+		t.rel.ackedLate++
+	}
 	return nil
 }

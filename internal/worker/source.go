@@ -29,6 +29,7 @@ type sourceTask struct {
 	lastBatchBytes int
 	committer      connect.Committer
 	recordAcks     connect.RecordCommitter
+	releaser       connect.RecordReleaser
 
 	mu sync.Mutex
 	// pending holds, per source partition, the offsets of records sent
@@ -101,6 +102,7 @@ func (w *Worker) newSourceTask(t *Task, task connect.SourceTask, connConfig, tas
 	}
 	st.committer, _ = task.(connect.Committer)
 	st.recordAcks, _ = task.(connect.RecordCommitter)
+	st.releaser, _ = task.(connect.RecordReleaser)
 	return st, nil
 }
 
@@ -216,6 +218,10 @@ func (s *sourceTask) send(recs []*connect.SourceRecord) error {
 			// Kafka acknowledged every record of the block, and franz-go
 			// uses none of them after its promise: the next batch can.
 			recordBlocks.Put(blk)
+			if s.recordAcks != nil {
+				// CommitRecord ran for each record, before its promise.
+				s.release(recs)
+			}
 		}
 	}
 	// Records without a timestamp get the batch's: franz-go would read
@@ -246,7 +252,21 @@ func (s *sourceTask) send(recs []*connect.SourceRecord) error {
 		// record the task handed over is sent even while it stops.
 		s.client.Produce(context.Background(), &blk.recs[i], p)
 	}
+	if s.recordAcks == nil {
+		// The Kafka records hold converted bytes of their own.
+		s.release(recs)
+	}
 	return s.sendErrNow()
+}
+
+// release hands a sent batch back to a task that reuses its records.
+func (s *sourceTask) release(recs []*connect.SourceRecord) {
+	if s.releaser == nil {
+		return
+	}
+	if err := safeCall(func() error { s.releaser.ReleaseRecords(recs); return nil }); err != nil {
+		s.w.log.Warn("ReleaseRecords failed", "connector", s.Connector, "task", s.ID, "error", err)
+	}
 }
 
 // A recordBlock holds a batch's Kafka records and the bytes its
