@@ -111,6 +111,14 @@ func (s *Struct) GetWithoutDefault(field string) any {
 // unset even if the field has a default.
 func (s *Struct) AtWithoutDefault(i int) any { return s.values[i] }
 
+// SetAtUnchecked is SetAt without checking value against the field's
+// schema, for code that made value by that schema itself, such as a source
+// decoding rows by the schema it derived from their columns: checking
+// every field of every record again costs such a source a few percent of
+// its time. A value of the wrong type is still caught, later, by Validate
+// or by the converter.
+func (s *Struct) SetAtUnchecked(i int, value any) { s.values[i] = value }
+
 // Reset unsets every field, so that a source task that reuses its
 // records' memory (see RecordReleaser) can fill s again.
 func (s *Struct) Reset() { clear(s.values) }

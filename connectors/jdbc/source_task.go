@@ -613,20 +613,25 @@ func srcFieldNames(m *srcMapping) string {
 // row reads the next row of q's result into a struct: st when it is of
 // the result's schema, else a new one; ok is false at the end.
 func (t *SourceTask) row(q *srcQuerier, st *connect.Struct) (r srcRow, ok bool, err error) {
+	if st != nil && st.Schema() == q.m.schema {
+		// Its values are filled again by this row's, and emptied now
+		// so that none is handed out twice.
+		q.res.recycle(st)
+		st.Reset()
+	} else {
+		st = nil
+	}
 	if !q.res.next(q.vals) {
 		q.exhausted = true
 		return r, false, q.res.err()
 	}
-	if st != nil && st.Schema() == q.m.schema {
-		st.Reset()
-	} else {
+	if st == nil {
 		st = connect.NewStruct(q.m.schema)
 	}
 	for i := range q.m.fields {
 		if v := q.vals[i]; v != nil {
-			if err := st.SetAt(i, v); err != nil {
-				return r, false, &srcValueError{field: q.m.fields[i].name, err: err}
-			}
+			// The decoders made v by the field's schema.
+			st.SetAtUnchecked(i, v)
 		}
 	}
 	r.value = st

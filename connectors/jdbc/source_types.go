@@ -981,11 +981,15 @@ type srcResult interface {
 	// next reads the next row into vals (one per mapping field); false
 	// at the end of the result, or on error (see err).
 	next(vals []any) bool
+	// recycle takes the values of st, a struct of the result's schema
+	// that the runtime released, for next to fill again.
+	recycle(st *connect.Struct)
 	err() error
 	close()
 }
 
 type srcPGResult struct {
+	decs  srcDecimals
 	rows  pgx.Rows
 	dests []any // per result column; nil skips the column
 	fast  []bool
@@ -1011,7 +1015,7 @@ func (r *srcPGResult) next(vals []any) bool {
 		var v any
 		var err error
 		if r.fast[i] {
-			v, err = srcPGDecode(f, raw[f.col], r.loc)
+			v, err = srcPGDecode(f, raw[f.col], r.loc, &r.decs)
 		} else {
 			v, err = srcPGValue(f, r.dests[f.col], r.loc)
 		}
@@ -1064,6 +1068,8 @@ func (r *srcSQLResult) next(vals []any) bool {
 	return true
 }
 
+func (r *srcSQLResult) recycle(*connect.Struct) {}
+
 func (r *srcSQLResult) err() error {
 	if r.fail != nil {
 		return r.fail
@@ -1108,7 +1114,7 @@ func srcPGFast(f *srcField, format int16) bool {
 var srcPGEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // srcPGDecode decodes a binary (or text, for strings) PostgreSQL value.
-func srcPGDecode(f *srcField, b []byte, loc *time.Location) (any, error) {
+func srcPGDecode(f *srcField, b []byte, loc *time.Location, decs *srcDecimals) (any, error) {
 	if b == nil {
 		return nil, nil
 	}
@@ -1182,7 +1188,7 @@ func srcPGDecode(f *srcField, b []byte, loc *time.Location) (any, error) {
 		}
 		return t, nil
 	case pgtype.NumericOID:
-		return srcPGNumeric(f, b)
+		return srcPGNumeric(f, b, decs)
 	}
 	return nil, fmt.Errorf("no binary decoder for type oid %d", f.pgOID)
 }
@@ -1193,6 +1199,45 @@ type srcDecimalBox struct {
 	d connect.Decimal
 	i big.Int
 	w [1]big.Word
+}
+
+// srcDecimals are decimals of released records, for the next rows'
+// decimals: at one per row and decimal column, their allocations are a
+// good part of a large read's garbage.
+type srcDecimals []*connect.Decimal
+
+// srcMaxDecimals bounds the decimals kept: rows whose decimals are too
+// large for small take none, and a result's released rows are otherwise
+// taken one for one.
+const srcMaxDecimals = 64
+
+// small returns the decimal of unscaled value v and scale, filling one of
+// ds when it holds any.
+func (ds *srcDecimals) small(v int64, scale int32) *connect.Decimal {
+	n := len(*ds)
+	if n == 0 {
+		return srcSmallDecimal(v, scale)
+	}
+	d := (*ds)[n-1]
+	(*ds)[n-1] = nil
+	*ds = (*ds)[:n-1]
+	if d.Unscaled == nil {
+		d.Unscaled = new(big.Int)
+	}
+	d.Unscaled.SetInt64(v)
+	d.Scale = scale
+	return d
+}
+
+func (r *srcPGResult) recycle(st *connect.Struct) {
+	for i := range r.m.fields {
+		if r.m.fields[i].kind != srcDecimal || len(r.decs) == srcMaxDecimals {
+			continue
+		}
+		if d, ok := st.AtWithoutDefault(i).(*connect.Decimal); ok {
+			r.decs = append(r.decs, d)
+		}
+	}
 }
 
 func srcSmallDecimal(v int64, scale int32) *connect.Decimal {
@@ -1223,7 +1268,7 @@ var srcPow10 = func() (p [19]int64) {
 
 // srcPGNumeric decodes PostgreSQL's binary numeric: ndigits, weight,
 // sign, dscale, then base-10000 digits, the first of weight 10000^weight.
-func srcPGNumeric(f *srcField, b []byte) (any, error) {
+func srcPGNumeric(f *srcField, b []byte, decs *srcDecimals) (any, error) {
 	if len(b) < 8 {
 		return nil, fmt.Errorf("a %d-byte numeric", len(b))
 	}
@@ -1252,7 +1297,7 @@ func srcPGNumeric(f *srcField, b []byte) (any, error) {
 		if v, ok := srcRescale64(u, scale, f); ok {
 			switch f.kind {
 			case srcDecimal:
-				return srcSmallDecimal(v, f.scale), nil
+				return decs.small(v, f.scale), nil
 			case srcInt8, srcInt16, srcInt32, srcInt64:
 				return srcNarrow(f.kind, v)
 			}
