@@ -407,14 +407,20 @@ func (c *srcConn) tables(ctx context.Context, catalogPattern, schemaPattern *str
 	}
 	switch c.d {
 	case PostgreSQL:
-		// A partitioned table is "PARTITIONED TABLE" for pgjdbc, not a
-		// TABLE (its partitions are): information_schema does not say.
-		rows, err = c.query(ctx, `SELECT t.table_catalog::text, t.table_schema::text, t.table_name::text,
-CASE WHEN EXISTS (SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-  WHERE n.nspname = t.table_schema AND c.relname = t.table_name AND c.relkind = 'p') THEN 'PARTITIONED TABLE'
-ELSE t.table_type::text END
-FROM information_schema.tables t
-WHERE ($1::text IS NULL OR t.table_catalog LIKE $1::text) AND ($2::text IS NULL OR t.table_schema LIKE $2::text)`,
+		// The rows and types of information_schema.tables, read from
+		// pg_catalog as pgjdbc does: planning that view takes a new
+		// backend milliseconds. A partitioned table is "PARTITIONED
+		// TABLE" for pgjdbc, not a TABLE (its partitions are).
+		rows, err = c.query(ctx, `SELECT current_database()::text, n.nspname::text, c.relname::text,
+CASE WHEN c.relkind = 'p' THEN 'PARTITIONED TABLE'
+  WHEN n.oid = pg_catalog.pg_my_temp_schema() THEN 'LOCAL TEMPORARY'
+  WHEN c.relkind = 'r' THEN 'BASE TABLE' WHEN c.relkind = 'v' THEN 'VIEW' ELSE 'FOREIGN' END
+FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relkind IN ('r', 'v', 'f', 'p') AND NOT pg_catalog.pg_is_other_temp_schema(n.oid)
+  AND (pg_catalog.pg_has_role(c.relowner, 'USAGE')
+    OR pg_catalog.has_table_privilege(c.oid, 'SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER')
+    OR pg_catalog.has_any_column_privilege(c.oid, 'SELECT, INSERT, UPDATE, REFERENCES'))
+  AND ($1::text IS NULL OR current_database() LIKE $1::text) AND ($2::text IS NULL OR n.nspname LIKE $2::text)`,
 			pattern(catalogPattern), pattern(schemaPattern))
 	case MySQL:
 		// With no catalog.pattern, the database the URL names, as MariaDB's
@@ -512,11 +518,21 @@ func (c *srcConn) columns(ctx context.Context, t TableID) ([]srcColumnInfo, erro
 	)
 	switch c.d {
 	case PostgreSQL:
-		rows, err = c.query(ctx, `SELECT column_name::text, is_nullable = 'YES',
-COALESCE(column_default LIKE 'nextval(%', false) OR COALESCE(is_identity = 'YES', false)
-FROM information_schema.columns
-WHERE table_name = $2 AND (table_schema = $1 OR ($1 = '' AND table_schema = current_schema()))
-ORDER BY ordinal_position`, t.Schema, t.Table)
+		// What information_schema.columns says, from pg_catalog (see
+		// tables); a generated column's expression is never a nextval.
+		rows, err = c.query(ctx, `SELECT a.attname::text, NOT (a.attnotnull OR (ty.typtype = 'd' AND ty.typnotnull)),
+COALESCE(pg_catalog.pg_get_expr(d.adbin, d.adrelid) LIKE 'nextval(%', false) OR a.attidentity IN ('a', 'd')
+FROM pg_catalog.pg_attribute a
+JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+JOIN pg_catalog.pg_type ty ON ty.oid = a.atttypid
+LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+WHERE c.relname = $2 AND (n.nspname = $1 OR ($1 = '' AND n.nspname = current_schema()))
+  AND a.attnum > 0 AND NOT a.attisdropped AND c.relkind IN ('r', 'v', 'f', 'p')
+  AND NOT pg_catalog.pg_is_other_temp_schema(n.oid)
+  AND (pg_catalog.pg_has_role(c.relowner, 'USAGE')
+    OR pg_catalog.has_column_privilege(c.oid, a.attnum, 'SELECT, INSERT, UPDATE, REFERENCES'))
+ORDER BY a.attnum`, t.Schema, t.Table)
 	case MySQL:
 		rows, err = c.query(ctx, `SELECT COLUMN_NAME, IS_NULLABLE = 'YES', EXTRA LIKE '%auto_increment%'
 FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = COALESCE(NULLIF(?, ''), DATABASE()) AND TABLE_NAME = ?
