@@ -39,6 +39,7 @@ type sourceTask struct {
 	pending   map[string]*partitionQueue
 	sendErr   error
 	topicSeen map[string]bool // used by the sending goroutine only
+	lastTopic string          // the topic noteTopic saw last
 
 	// The last partition map seen and its canonical key (sending
 	// goroutine only, under mu).
@@ -327,6 +328,12 @@ func (s *sourceTask) sendErrNow() error {
 }
 
 func (s *sourceTask) noteTopic(topic string) {
+	// Records of a batch mostly go to one topic: a string compare
+	// rather than a map lookup for each.
+	if topic == s.lastTopic {
+		return
+	}
+	s.lastTopic = topic
 	if !s.topicSeen[topic] {
 		s.topicSeen[topic] = true
 		s.w.listener.TopicUsed(s.Connector, topic, s.ID)
