@@ -614,14 +614,17 @@ func srcFieldNames(m *srcMapping) string {
 // the result's schema, else a new one; ok is false at the end.
 func (t *SourceTask) row(q *srcQuerier, st *connect.Struct) (r srcRow, ok bool, err error) {
 	if st != nil && st.Schema() == q.m.schema {
-		// Its values are filled again by this row's, and emptied now
-		// so that none is handed out twice.
+		// Its values are filled again by this row's.
 		q.res.recycle(st)
-		st.Reset()
 	} else {
 		st = nil
 	}
 	if !q.res.next(q.vals) {
+		if st != nil {
+			// No row overwrites the values recycled: none may be
+			// handed out twice.
+			st.Reset()
+		}
 		q.exhausted = true
 		return r, false, q.res.err()
 	}
@@ -629,10 +632,9 @@ func (t *SourceTask) row(q *srcQuerier, st *connect.Struct) (r srcRow, ok bool, 
 		st = connect.NewStruct(q.m.schema)
 	}
 	for i := range q.m.fields {
-		if v := q.vals[i]; v != nil {
-			// The decoders made v by the field's schema.
-			st.SetAtUnchecked(i, v)
-		}
+		// Every field, nulls too: st may hold a previous row's. The
+		// decoders made each value by its field's schema.
+		st.SetAtUnchecked(i, q.vals[i])
 	}
 	r.value = st
 	for _, i := range q.tsIdx {

@@ -289,8 +289,8 @@ func recordBlockFor(n int) *recordBlock {
 		b.recs = make([]kgo.Record, n)
 		return b
 	}
+	// Not cleared: toKafka writes each record whole.
 	b.recs = b.recs[:n]
-	clear(b.recs)
 	return b
 }
 
@@ -354,7 +354,8 @@ func (s *sourceTask) toKafka(rec *connect.SourceRecord, blk *recordBlock, i int,
 	if err != nil {
 		return fmt.Errorf("converting the value of a record for topic %s: %w", rec.Topic, err)
 	}
-	kr.Topic, kr.Key, kr.Value, kr.Timestamp = rec.Topic, key, value, rec.Timestamp
+	// Whole, so that nothing of the record it was before remains.
+	*kr = kgo.Record{Topic: rec.Topic, Key: key, Value: value, Timestamp: rec.Timestamp}
 	if kr.Timestamp.IsZero() {
 		kr.Timestamp = now
 	}
