@@ -221,22 +221,23 @@ func (c *recordAcksConnector) NewTask() connect.SourceTask {
 	if c.newTask != nil {
 		return c.newTask()
 	}
-	return &recordAcksTask{acks: c.acks, batches: c.batches, perBatch: c.perBatch}
+	return &recordAcksTask{numberedTask: numberedTask{batches: c.batches, perBatch: c.perBatch}, acks: c.acks}
 }
 
-type recordAcksTask struct {
-	acks              *recordAcks
+// numberedTask sends batches of perBatch records, record i with key
+// recordAcksKey(i) and value i, then nothing more.
+type numberedTask struct {
 	batches, perBatch int
 	topic             string
 	sent              int
 }
 
-func (*recordAcksTask) Version() string { return "test" }
-func (t *recordAcksTask) Start(_ connect.SourceTaskContext, config map[string]string) error {
+func (*numberedTask) Version() string { return "test" }
+func (t *numberedTask) Start(_ connect.SourceTaskContext, config map[string]string) error {
 	t.topic = config["topic"]
 	return nil
 }
-func (t *recordAcksTask) Poll(ctx context.Context) ([]*connect.SourceRecord, error) {
+func (t *numberedTask) Poll(ctx context.Context) ([]*connect.SourceRecord, error) {
 	if t.sent == t.batches*t.perBatch {
 		<-ctx.Done()
 		return nil, nil
@@ -249,7 +250,13 @@ func (t *recordAcksTask) Poll(ctx context.Context) ([]*connect.SourceRecord, err
 	}
 	return recs, nil
 }
-func (*recordAcksTask) Stop() error { return nil }
+func (*numberedTask) Stop() error { return nil }
+
+type recordAcksTask struct {
+	numberedTask
+	acks *recordAcks
+}
+
 func (t *recordAcksTask) CommitRecord(rec *connect.SourceRecord, meta connect.RecordMetadata) error {
 	t.acks.mu.Lock()
 	defer t.acks.mu.Unlock()
@@ -276,7 +283,7 @@ func TestReleasedRecordsAreReadNoMore(t *testing.T) {
 			connect.Register(connect.Plugin{Class: class, Type: connect.PluginSource, Version: "test",
 				New: func() any {
 					return &recordAcksConnector{newTask: func() connect.SourceTask {
-						task := &releasingTask{rel: rel, batches: batches, perBatch: perBatch}
+						task := &releasingTask{numberedTask: numberedTask{batches: batches, perBatch: perBatch}, rel: rel}
 						if withAcks {
 							return &releasingAcksTask{task}
 						}
@@ -323,31 +330,10 @@ func (r *releases) count() int {
 }
 
 type releasingTask struct {
-	rel               *releases
-	batches, perBatch int
-	topic             string
-	sent              int
+	numberedTask
+	rel *releases
 }
 
-func (*releasingTask) Version() string { return "test" }
-func (t *releasingTask) Start(_ connect.SourceTaskContext, config map[string]string) error {
-	t.topic = config["topic"]
-	return nil
-}
-func (t *releasingTask) Poll(ctx context.Context) ([]*connect.SourceRecord, error) {
-	if t.sent == t.batches*t.perBatch {
-		<-ctx.Done()
-		return nil, nil
-	}
-	recs := make([]*connect.SourceRecord, t.perBatch)
-	for i := range recs {
-		recs[i] = &connect.SourceRecord{Topic: t.topic, KeySchema: connect.StringSchema, Key: recordAcksKey(t.sent),
-			ValueSchema: connect.StringSchema, Value: strconv.Itoa(t.sent)}
-		t.sent++
-	}
-	return recs, nil
-}
-func (*releasingTask) Stop() error { return nil }
 func (t *releasingTask) ReleaseRecords(recs []*connect.SourceRecord) {
 	t.rel.mu.Lock()
 	defer t.rel.mu.Unlock()
