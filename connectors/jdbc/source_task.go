@@ -771,6 +771,11 @@ func (t *SourceTask) takeBatch() *srcBatch {
 func (t *SourceTask) giveBack(b *srcBatch) {
 	t.batchMu.Lock()
 	defer t.batchMu.Unlock()
+	t.keepFree(b)
+}
+
+// keepFree is giveBack with batchMu held.
+func (t *SourceTask) keepFree(b *srcBatch) {
 	if len(t.free) < srcFreeBatches {
 		t.free = append(t.free, b)
 	}
@@ -783,15 +788,11 @@ func (t *SourceTask) ReleaseRecords(recs []*connect.SourceRecord) {
 		return
 	}
 	t.batchMu.Lock()
-	i := slices.IndexFunc(t.out, func(b *srcBatch) bool { return &b.recs[0] == &recs[0] })
-	if i < 0 {
-		t.batchMu.Unlock()
-		return
+	defer t.batchMu.Unlock()
+	if i := slices.IndexFunc(t.out, func(b *srcBatch) bool { return &b.recs[0] == &recs[0] }); i >= 0 {
+		t.keepFree(t.out[i])
+		t.out = slices.Delete(t.out, i, i+1)
 	}
-	b := t.out[i]
-	t.out = slices.Delete(t.out, i, i+1)
-	t.batchMu.Unlock()
-	t.giveBack(b)
 }
 
 // idle lets the collector have the released batches while no table is

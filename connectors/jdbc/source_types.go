@@ -1206,9 +1206,9 @@ type srcDecimalBox struct {
 // good part of a large read's garbage.
 type srcDecimals []*connect.Decimal
 
-// srcMaxDecimals bounds the decimals kept: rows whose decimals are too
-// large for small take none, and a result's released rows are otherwise
-// taken one for one.
+// srcMaxDecimals bounds the decimals kept. A row takes back one decimal
+// per decimal column of the released row it replaces, but a value too
+// large for small takes none: those would otherwise pile up.
 const srcMaxDecimals = 64
 
 // small returns the decimal of unscaled value v and scale, filling one of
@@ -1218,12 +1218,10 @@ func (ds *srcDecimals) small(v int64, scale int32) *connect.Decimal {
 	if n == 0 {
 		return srcSmallDecimal(v, scale)
 	}
+	// Every decimal here was made by a decoder, with its Unscaled.
 	d := (*ds)[n-1]
 	(*ds)[n-1] = nil
 	*ds = (*ds)[:n-1]
-	if d.Unscaled == nil {
-		d.Unscaled = new(big.Int)
-	}
 	d.Unscaled.SetInt64(v)
 	d.Scale = scale
 	return d
