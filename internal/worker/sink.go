@@ -154,8 +154,16 @@ func (s *sinkTask) run(ctx context.Context) {
 const caughtUpCommitSpacing = 100 * time.Millisecond
 
 // pollMax is the most records one poll hands the task (Kafka's consumer
-// gives 500 by default: max.poll.records).
-const pollMax = 1000
+// gives 500 by default: max.poll.records). It is enough for a poll to take
+// a whole fetch of typical records (franz-go fetches up to 1 MB per
+// partition: 5,000 records of 200 bytes), because franz-go fetches again
+// only once every buffered record is taken: the next fetch then runs
+// while these records are converted and put, instead of after them. With
+// 1,000, a fetch of the JDBC sink's figure (about 3,400 records) took
+// four polls before the next was asked for: its polls waited a third
+// longer in all, and its worker spent about an eighth more CPU per record
+// (medians of 7 paired runs).
+const pollMax = 5000
 
 // loop polls, converts, puts and commits. Converting a poll's records
 // overlaps the task's Put of the previous poll's (which holds s.mu, taken
