@@ -3,6 +3,7 @@ package servertest
 import (
 	"bytes"
 	"io"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -10,17 +11,38 @@ import (
 // LogOnFailure is a writer for the logs of the workers a test starts: it
 // keeps them, and prints the last maxLogBytes of them when the test
 // failed, so that a failure seen only under load (in CI) shows what the
-// workers did.
+// workers did. Successful GETs are left out: a test polling a status
+// for 30 s would otherwise fill the tail with them and push out what
+// happened before.
 func LogOnFailure(t testing.TB) io.Writer {
 	w := &SyncBuffer{}
 	t.Cleanup(func() {
 		if !t.Failed() {
 			return
 		}
-		b := w.Tail(maxLogBytes)
-		t.Logf("worker logs (last %d bytes):\n%s", len(b), b)
+		b := tail(withoutPolls(w.String()), maxLogBytes)
+		t.Logf("worker logs without successful GETs (last %d bytes):\n%s", len(b), b)
 	})
 	return w
+}
+
+// withoutPolls drops the request lines of successful GETs.
+func withoutPolls(log string) string {
+	var out strings.Builder
+	for line := range strings.Lines(log) {
+		if strings.Contains(line, "msg=request") && strings.Contains(line, "method=GET") && strings.Contains(line, " status=2") {
+			continue
+		}
+		out.WriteString(line)
+	}
+	return out.String()
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
 }
 
 const maxLogBytes = 64 << 10
@@ -43,15 +65,4 @@ func (b *SyncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
-}
-
-// Tail returns a copy of the last n bytes written at most.
-func (b *SyncBuffer) Tail(n int) []byte {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	out := b.buf.Bytes()
-	if len(out) > n {
-		out = out[len(out)-n:]
-	}
-	return bytes.Clone(out)
 }
