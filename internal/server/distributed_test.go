@@ -14,6 +14,7 @@ import (
 
 	"github.com/connectd/connectd/internal/embedded"
 	"github.com/connectd/connectd/internal/logging"
+	"github.com/connectd/connectd/internal/servertest"
 	"github.com/connectd/connectd/internal/storage"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -63,7 +64,7 @@ func startCluster(t *testing.T, n int, extra map[string]string) *cluster {
 
 func (c *cluster) add() *Distributed {
 	c.t.Helper()
-	d, err := StartDistributed(context.Background(), c.props, testLoggers())
+	d, err := StartDistributed(context.Background(), c.props, testLoggers(c.t))
 	if err != nil {
 		c.t.Fatalf("starting a worker: %v", err)
 	}
@@ -188,9 +189,12 @@ func TestDistributedClusterInProcess(t *testing.T) {
 
 // testLoggers logs nothing, unless CONNECTD_TEST_LOG is set: then
 // everything, at DEBUG, to stderr.
-func testLoggers() *logging.Registry {
+// testLoggers is where a test's workers log: to stderr at DEBUG with
+// CONNECTD_TEST_LOG set, else kept and printed if the test fails, so
+// that a failure seen only under load (in CI) shows what they did.
+func testLoggers(t testing.TB) *logging.Registry {
 	if !testingVerbose() {
-		return logging.NewRegistry(io.Discard)
+		return logging.NewRegistry(servertest.LogOnFailure(t))
 	}
 	loggers := logging.NewRegistry(os.Stderr)
 	_, _ = loggers.SetLevel("root", "DEBUG")

@@ -132,7 +132,7 @@ func TestDistributedRefusesUnsafeInternalTopics(t *testing.T) {
 			if _, err := kadm.NewClient(cl).CreateTopic(context.Background(), tc.parts, 1, tc.configs, "connect-configs"); err != nil {
 				t.Fatal(err)
 			}
-			d, err := StartDistributed(context.Background(), c.props, testLoggers())
+			d, err := StartDistributed(context.Background(), c.props, testLoggers(t))
 			if err == nil {
 				d.Close()
 				t.Fatal("the worker started on an unsafe config topic")

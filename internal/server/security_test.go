@@ -41,7 +41,7 @@ func TestDistributedOverSASL(t *testing.T) {
 		"session.timeout.ms":                "6000",
 		"value.converter":                   "org.apache.kafka.connect.storage.StringConverter",
 	}
-	d, err := StartDistributed(context.Background(), props, testLoggers())
+	d, err := StartDistributed(context.Background(), props, testLoggers(t))
 	if err != nil {
 		t.Fatal(err)
 	}
