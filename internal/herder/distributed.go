@@ -63,7 +63,10 @@ type Distributed struct {
 	conns      map[string]*dconn
 	tasks      map[TaskID]*dtask
 	regen      map[string]bool // connectors that asked for new task configs
-	plugins    map[string]connect.Plugin
+	// regenBackoff is the wait before submitting a connector's task
+	// configs again after a failed submission.
+	regenBackoff map[string]time.Duration
+	plugins      map[string]connect.Plugin
 	// members are the workers (host:port) in the group as this worker
 	// last led it; nil when it is not the leader.
 	members map[string]bool
@@ -163,7 +166,7 @@ func NewDistributed(cfg *worker.Config, dcfg *worker.DistributedConfig, bootstra
 		url: opts.URL, clusterID: opts.ClusterID, commit: opts.Commit,
 		kick:  make(chan struct{}, 1),
 		owned: map[string]bool{}, ownedTasks: map[TaskID]bool{},
-		conns: map[string]*dconn{}, tasks: map[TaskID]*dtask{}, regen: map[string]bool{},
+		conns: map[string]*dconn{}, tasks: map[TaskID]*dtask{}, regen: map[string]bool{}, regenBackoff: map[string]time.Duration{},
 		plugins: map[string]connect.Plugin{},
 	}
 	if u, err := url.Parse(opts.URL); err == nil {
@@ -568,6 +571,7 @@ func (h *Distributed) generateTaskConfigs(name string, dc *dconn, snap ClusterCo
 		return
 	}
 	if slices.EqualFunc(cfgs, snap.Tasks[name], maps.Equal) && !snap.Inconsistent[name] {
+		delete(h.regenBackoff, name)
 		return
 	}
 	leader, leaderURL := h.leader, h.leaderURL
@@ -581,19 +585,32 @@ func (h *Distributed) generateTaskConfigs(name string, dc *dconn, snap ClusterCo
 		} else {
 			err = postTaskConfigs(ctx, leaderURL, name, cfgs, key)
 		}
-		var herr *Error
-		if errors.As(err, &herr) && (herr.Status == http.StatusBadRequest || herr.Status == http.StatusNotFound) {
-			// Stopped or deleted since: nothing to submit any more.
-			h.log.Debug("task configs not submitted", "connector", name, "reason", err)
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if err == nil {
+			delete(h.regenBackoff, name)
 			return
 		}
-		if err != nil {
-			// The next rebalance or reconfiguration tries again.
-			h.log.Warn("submitting task configs failed", "connector", name, "error", err)
+		// Tried again after a backoff, as Kafka Connect's herder does
+		// (250 ms doubling up to 60 s): nothing else may come to ask for
+		// it, and a connector without task configs runs no task. The pass
+		// it kicks generates them again only if the connector still runs
+		// here, started: so a stop or a deletion the leader saw first
+		// (400 or 404) ends the retries once this worker reads it too.
+		backoff := min(max(2*h.regenBackoff[name], 250*time.Millisecond), 60*time.Second)
+		h.regenBackoff[name] = backoff
+		var herr *Error
+		if errors.As(err, &herr) && (herr.Status == http.StatusBadRequest || herr.Status == http.StatusNotFound) {
+			h.log.Debug("task configs not submitted", "connector", name, "reason", err, "retry_in", backoff)
+		} else {
+			h.log.Warn("submitting task configs failed", "connector", name, "error", err, "retry_in", backoff)
+		}
+		time.AfterFunc(backoff, func() {
 			h.mu.Lock()
 			h.regen[name] = true
 			h.mu.Unlock()
-		}
+			h.Kick()
+		})
 	}()
 }
 
