@@ -478,6 +478,8 @@ func (h *Distributed) reconcile(ctx context.Context) {
 			if dc != nil {
 				h.stopConnLocked(name, dc)
 				delete(h.conns, name)
+				delete(h.regen, name)
+				delete(h.regenBackoff, name)
 				h.forgetStatuses(name)
 			}
 			continue
