@@ -2,11 +2,11 @@ package worker
 
 import (
 	"fmt"
-	"github.com/connectd/connectd/connect"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/connectd/connectd/connect"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -15,9 +15,9 @@ import (
 // client ignores keys it does not know with a warning.
 //
 // Connection security (security.protocol, ssl.*, sasl.*) and dial are
-// handled by securityOptions, in kafka_security.go.
+// handled by ConnOptions, in kafka_security.go.
 func clientOptions(props map[string]string, dial DialFunc) ([]kgo.Opt, error) {
-	opts, err := securityOptions(props, dial)
+	opts, err := ConnOptions(props, dial)
 	if err != nil {
 		return nil, err
 	}

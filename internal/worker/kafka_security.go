@@ -82,18 +82,10 @@ type DialFunc = func(ctx context.Context, network, host string) (net.Conn, error
 // ConnOptions returns the franz-go options for the connection settings
 // among Kafka client properties (security.protocol, ssl.*, sasl.*;
 // prefixes such as producer. already stripped), with dial as the dialer
-// (the embedded broker's in-process path; nil for the network), for
-// clients built outside this package, such as those of the internal
-// topics.
+// (the embedded broker's in-process path; nil for the network). As in
+// Java, ssl.* keys are read only for SSL and SASL_SSL, sasl.* keys only
+// for SASL_PLAINTEXT and SASL_SSL.
 func ConnOptions(props map[string]string, dial DialFunc) ([]kgo.Opt, error) {
-	return securityOptions(props, dial)
-}
-
-// securityOptions returns the dialer and SASL options for
-// security.protocol and the ssl.* and sasl.* keys. As in Java, ssl.* keys
-// are read only for SSL and SASL_SSL, sasl.* keys only for SASL_PLAINTEXT
-// and SASL_SSL.
-func securityOptions(props map[string]string, dial DialFunc) ([]kgo.Opt, error) {
 	p := secProps(props)
 	proto := strings.ToUpper(p.get(keySecurityProtocol))
 	if proto == "" {

@@ -241,9 +241,9 @@ func TestPlaintextDefault(t *testing.T) {
 		// does not use them.
 		{"security.protocol": "PLAINTEXT", "ssl.truststore.type": "JKS", "sasl.mechanism": "GSSAPI"},
 	} {
-		opts, err := securityOptions(props, nil)
+		opts, err := ConnOptions(props, nil)
 		if err != nil || len(opts) != 0 {
-			t.Fatalf("securityOptions(%v) = %d options, %v; want none", props, len(opts), err)
+			t.Fatalf("ConnOptions(%v) = %d options, %v; want none", props, len(opts), err)
 		}
 	}
 	roundTrip(t, newCluster(t), map[string]string{"security.protocol": "PLAINTEXT"})
@@ -601,7 +601,7 @@ func TestSecurityOptionErrors(t *testing.T) {
 			"Invalid value [hidden] for configuration sasl.jaas.config: Value not specified for key 'password' in JAAS config (quote the value)", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := securityOptions(c.props, nil)
+			_, err := ConnOptions(c.props, nil)
 			if err == nil {
 				t.Fatalf("no error; want %q", c.want)
 			}
@@ -629,8 +629,8 @@ func TestSASLOptionsAccepted(t *testing.T) {
 		// As in Java, sasl.* keys are ignored for SSL.
 		{"security.protocol": "SSL", "sasl.mechanism": "GSSAPI"},
 	} {
-		if _, err := securityOptions(props, nil); err != nil {
-			t.Errorf("securityOptions(%v): %v", props, err)
+		if _, err := ConnOptions(props, nil); err != nil {
+			t.Errorf("ConnOptions(%v): %v", props, err)
 		}
 	}
 }
