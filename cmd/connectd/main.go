@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/connectd/connectd/internal/embedded"
+	"github.com/connectd/connectd/internal/gcpace"
 	"github.com/connectd/connectd/internal/herder"
 	"github.com/connectd/connectd/internal/logging"
 	"github.com/connectd/connectd/internal/properties"
@@ -20,15 +21,11 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// gcPercent is the garbage collector's target unless GOGC is set: moving
-// records allocates steadily while the live heap stays small, so Go's
-// default (100) collects very often; 400 spends a fifth less CPU per
-// record on the JDBC and file pipelines for a few more MB of heap.
-const gcPercent = 400
-
 func main() {
+	// Unless GOGC is set: 400 while the live heap is small, lower as it
+	// grows (see gcpace).
 	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(gcPercent)
+		gcpace.Start()
 	}
 	// The higher target lets the heap grow further; in a container with
 	// a memory limit, the collector works harder near it rather than the

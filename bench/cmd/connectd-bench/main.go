@@ -19,11 +19,12 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/connectd/connectd/internal/gcpace"
 )
 
 func logf(format string, args ...any) {
@@ -32,9 +33,9 @@ func logf(format string, args ...any) {
 
 func main() {
 	// The limits that run in this process (the plain producer, pgx) get
-	// the garbage collector target connectd runs with.
+	// the garbage collector pacing connectd runs with.
 	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(400)
+		gcpace.Start()
 	}
 	// Interrupted or terminated: take every worker and broker down too.
 	sigs := make(chan os.Signal, 1)
