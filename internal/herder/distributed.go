@@ -381,18 +381,33 @@ func (h *Distributed) taskState(id TaskID) string {
 // stop, and a stopping task reports its last state.
 func (h *Distributed) TaskState(t *worker.Task, state, trace string) {
 	id := TaskID{Connector: t.Connector, Task: t.ID}
-	if cur, ok := h.incarnations.Load(id); ok && cur.(*worker.Task) != t {
-		// A task starting here may report before StartTask returned: it
-		// claims its place, unless it is an old one, told to stop.
-		if cur != startingTask || t.Stopping() || !h.incarnations.CompareAndSwap(id, startingTask, t) {
-			return
-		}
+	if !h.current(id, t) {
+		return
 	}
 	gen := h.gen.Load()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := h.status.PutTask(ctx, id, state, trace, h.workerID, gen, state == StateUnassigned); err != nil {
 		h.log.Warn("writing a task status failed", "task", id.String(), "error", err)
+	}
+}
+
+// current reports whether t is the latest task started here for id. A
+// task starting here may report before StartTask returned: it claims its
+// place, unless it is an old one, told to stop.
+func (h *Distributed) current(id TaskID, t *worker.Task) bool {
+	for {
+		cur, ok := h.incarnations.Load(id)
+		switch {
+		case !ok || cur.(*worker.Task) == t:
+			return true
+		case cur != startingTask || t.Stopping():
+			return false
+		case h.incarnations.CompareAndSwap(id, startingTask, t):
+			return true
+		}
+		// StartTask returned between the load and the swap, and stored
+		// its task (t, or a later one): look again.
 	}
 }
 
