@@ -19,17 +19,17 @@ import (
 )
 
 // Percent is the GOGC that gives a live heap of live bytes a runway of
-// at most runway bytes, between 100 (Go's default) and max.
-func Percent(live, runway uint64, max int) int {
+// at most runway bytes, between 100 (Go's default) and ceiling.
+func Percent(live, runway uint64, ceiling int) int {
 	if live == 0 {
-		return max
+		return ceiling
 	}
 	p := runway * 100 / live
 	switch {
-	case p >= uint64(max):
-		return max
+	case p >= uint64(ceiling):
+		return ceiling
 	case p <= 100:
-		return min(100, max)
+		return min(100, ceiling)
 	}
 	return int(p)
 }
@@ -53,19 +53,19 @@ func Start() { start(Runway, MaxPercent) }
 
 var once sync.Once
 
-// start sets GOGC to max and then, after every collection, to
-// Percent(live heap, runway, max). Calls after the first do nothing.
-func start(runway uint64, max int) {
+// start sets GOGC to ceiling and then, after every collection, to
+// Percent(live heap, runway, ceiling). Calls after the first do nothing.
+func start(runway uint64, ceiling int) {
 	once.Do(func() {
-		p := &pacer{runway: runway, max: max, current: max}
-		debug.SetGCPercent(max)
+		p := &pacer{runway: runway, ceiling: ceiling, current: ceiling}
+		debug.SetGCPercent(ceiling)
 		p.arm()
 	})
 }
 
 type pacer struct {
 	runway  uint64
-	max     int
+	ceiling int
 	current int // the GOGC last set; only the cleanup goroutine writes it
 	sample  [1]metrics.Sample
 }
@@ -83,7 +83,7 @@ func (p *pacer) adjust() {
 	p.sample[0].Name = "/gc/heap/live:bytes"
 	metrics.Read(p.sample[:])
 	if p.sample[0].Value.Kind() == metrics.KindUint64 {
-		if want := Percent(p.sample[0].Value.Uint64(), p.runway, p.max); want != p.current {
+		if want := Percent(p.sample[0].Value.Uint64(), p.runway, p.ceiling); want != p.current {
 			debug.SetGCPercent(want)
 			p.current = want
 		}

@@ -10,8 +10,8 @@ import (
 func TestPercent(t *testing.T) {
 	const mb = 1 << 20
 	for _, c := range []struct {
-		live, runway uint64
-		max, want    int
+		live, runway  uint64
+		ceiling, want int
 	}{
 		{0, 64 * mb, 400, 400},        // nothing live yet
 		{10 * mb, 64 * mb, 400, 400},  // 4×10 MB is within the runway
@@ -20,10 +20,10 @@ func TestPercent(t *testing.T) {
 		{40 * mb, 64 * mb, 400, 160},  // a JDBC source's producer buffer
 		{64 * mb, 64 * mb, 400, 100},  // Go's default from here on
 		{500 * mb, 64 * mb, 400, 100}, // never less than the default
-		{500 * mb, 64 * mb, 50, 50},   // nor more than max
+		{500 * mb, 64 * mb, 50, 50},   // nor more than the ceiling
 	} {
-		if got := Percent(c.live, c.runway, c.max); got != c.want {
-			t.Errorf("Percent(%d MB, %d MB, %d) = %d, want %d", c.live/mb, c.runway/mb, c.max, got, c.want)
+		if got := Percent(c.live, c.runway, c.ceiling); got != c.want {
+			t.Errorf("Percent(%d MB, %d MB, %d) = %d, want %d", c.live/mb, c.runway/mb, c.ceiling, got, c.want)
 		}
 	}
 }
