@@ -18,9 +18,9 @@ import (
 	"sync"
 )
 
-// Percent is the GOGC that gives a live heap of live bytes a runway of
+// percent is the GOGC that gives a live heap of live bytes a runway of
 // at most runway bytes, between 100 (Go's default) and ceiling.
-func Percent(live, runway uint64, ceiling int) int {
+func percent(live, runway uint64, ceiling int) int {
 	if live == 0 {
 		return ceiling
 	}
@@ -34,9 +34,9 @@ func Percent(live, runway uint64, ceiling int) int {
 	return int(p)
 }
 
-// connectd's pacing: MaxPercent while the live heap is at most 16 MiB,
-// then a runway of Runway, down to Go's default from a 64 MiB live heap
-// on. Moving records allocates steadily while the live heap stays small,
+// connectd's pacing: maxPercent while the live heap is at most 16 MiB,
+// then a runway of runwayBytes, down to Go's default from a 64 MiB live
+// heap on. Moving records allocates steadily while the live heap stays small,
 // so Go's default collects very often: 400 spends a fifth less CPU per
 // record on the JDBC and file pipelines. But a worker whose live heap is
 // 40 MB (a source task's producer buffers 50,000 records) would grow to
@@ -44,17 +44,17 @@ func Percent(live, runway uint64, ceiling int) int {
 // about a tenth less CPU in its first million rows, and the heap stays
 // at about 100 MB.
 const (
-	MaxPercent = 400
-	Runway     = 64 << 20
+	maxPercent  = 400
+	runwayBytes = 64 << 20
 )
 
-// Start paces the collector with MaxPercent and Runway (see start).
-func Start() { start(Runway, MaxPercent) }
+// Start paces the collector with maxPercent and runwayBytes (see start).
+func Start() { start(runwayBytes, maxPercent) }
 
 var once sync.Once
 
 // start sets GOGC to ceiling and then, after every collection, to
-// Percent(live heap, runway, ceiling). Calls after the first do nothing.
+// percent(live heap, runway, ceiling). Calls after the first do nothing.
 func start(runway uint64, ceiling int) {
 	once.Do(func() {
 		p := &pacer{runway: runway, ceiling: ceiling, current: ceiling}
@@ -83,7 +83,7 @@ func (p *pacer) adjust() {
 	p.sample[0].Name = "/gc/heap/live:bytes"
 	metrics.Read(p.sample[:])
 	if p.sample[0].Value.Kind() == metrics.KindUint64 {
-		if want := Percent(p.sample[0].Value.Uint64(), p.runway, p.ceiling); want != p.current {
+		if want := percent(p.sample[0].Value.Uint64(), p.runway, p.ceiling); want != p.current {
 			debug.SetGCPercent(want)
 			p.current = want
 		}

@@ -22,8 +22,8 @@ func TestPercent(t *testing.T) {
 		{500 * mb, 64 * mb, 400, 100}, // never less than the default
 		{500 * mb, 64 * mb, 50, 50},   // nor more than the ceiling
 	} {
-		if got := Percent(c.live, c.runway, c.ceiling); got != c.want {
-			t.Errorf("Percent(%d MB, %d MB, %d) = %d, want %d", c.live/mb, c.runway/mb, c.ceiling, got, c.want)
+		if got := percent(c.live, c.runway, c.ceiling); got != c.want {
+			t.Errorf("percent(%d MB, %d MB, %d) = %d, want %d", c.live/mb, c.runway/mb, c.ceiling, got, c.want)
 		}
 	}
 }
