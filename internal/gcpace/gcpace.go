@@ -58,6 +58,7 @@ var once sync.Once
 func start(runway uint64, ceiling int) {
 	once.Do(func() {
 		p := &pacer{runway: runway, ceiling: ceiling, current: ceiling}
+		p.sample[0].Name = "/gc/heap/live:bytes"
 		debug.SetGCPercent(ceiling)
 		p.arm()
 	})
@@ -80,7 +81,6 @@ func (p *pacer) arm() {
 }
 
 func (p *pacer) adjust() {
-	p.sample[0].Name = "/gc/heap/live:bytes"
 	metrics.Read(p.sample[:])
 	if p.sample[0].Value.Kind() == metrics.KindUint64 {
 		if want := percent(p.sample[0].Value.Uint64(), p.runway, p.ceiling); want != p.current {

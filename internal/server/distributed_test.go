@@ -187,8 +187,6 @@ func TestDistributedClusterInProcess(t *testing.T) {
 	}
 }
 
-// testLoggers logs nothing, unless CONNECTD_TEST_LOG is set: then
-// everything, at DEBUG, to stderr.
 // testLoggers is where a test's workers log: to stderr at DEBUG with
 // CONNECTD_TEST_LOG set, else kept and printed if the test fails, so
 // that a failure seen only under load (in CI) shows what they did.
