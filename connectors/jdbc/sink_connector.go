@@ -139,7 +139,7 @@ func (c *SinkConnector) Validate(config map[string]string) map[string][]string {
 		return out
 	}
 	url, user, password := pc.String(sinkConnectionURL), pc.String(sinkConnectionUser), pc.String(sinkConnectionPassword)
-	db, _, err := Open(context.Background(), url, user, password)
+	db, _, err := sinkOpen(context.Background(), url, user, password)
 	if err != nil {
 		msg := err.Error()
 		if password != "" {
@@ -148,7 +148,8 @@ func (c *SinkConnector) Validate(config map[string]string) map[string][]string {
 		out[sinkConnectionURL] = append(out[sinkConnectionURL], msg)
 		return out
 	}
-	// The task, started a moment later, takes this connection.
+	// The task, started a moment later, takes this connection (which may
+	// be one a stopped task handed on).
 	sinkIdle.put(connKey(url, user, password), db)
 	return out
 }

@@ -239,3 +239,67 @@ func TestSinkHandsConnectionOver(t *testing.T) {
 		t.Errorf("%d rows, want 1", n)
 	}
 }
+
+// A stopped task hands its connection on, as a restart needs it: rolled
+// back, with no statement left prepared, to the next validation and the
+// next task of the same database. A connection that is not healthy is
+// closed instead.
+func TestSinkTaskHandsConnectionOnWhenStopped(t *testing.T) {
+	db := postgresDB(t)
+	props := sinkProps(db, "auto.create", "true")
+	task, _ := sinkStart(t, db, props)
+	first := sinkTaskPID(t, task)
+	sinkPut(t, task, sinkOrder(0, 0, 1, "a", 1))
+	sinkCommit(t, task)
+	sinkPut(t, task, sinkOrder(0, 1, 2, "b", 2)) // never committed
+	if err := task.Stop(); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	if got := sinkIdlePIDs(t, db); !slices.Equal(got, []uint32{first}) {
+		t.Fatalf("after Stop, idle connections %v, want the task's %d", got, first)
+	}
+	if n := sinkCount(t, db, "orders"); n != 1 {
+		t.Errorf("%d rows after Stop, want the committed 1", n)
+	}
+
+	// Validation takes it and leaves it for the task, which finds no
+	// transaction and nothing prepared, and writes.
+	if errs := (&SinkConnector{}).Validate(props); len(errs) > 0 {
+		t.Fatalf("Validate: %v", errs)
+	}
+	if got := sinkIdlePIDs(t, db); !slices.Equal(got, []uint32{first}) {
+		t.Fatalf("after Validate, idle connections %v, want %d", got, first)
+	}
+	task, _ = sinkStart(t, db, props)
+	if got := sinkTaskPID(t, task); got != first {
+		t.Fatalf("the next task runs on backend %d, want the handed-on %d", got, first)
+	}
+	conn, err := task.connection()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The test's own queries are prepared too; the first task's are gone.
+	var prepared string
+	if err := conn.QueryRowContext(context.Background(), `SELECT COALESCE(string_agg(statement, '; '), '') FROM pg_prepared_statements
+WHERE statement NOT LIKE '%pg_prepared_statements%' AND statement NOT LIKE '%pg_backend_pid%'`).Scan(&prepared); err != nil {
+		t.Fatal(err)
+	}
+	if prepared != "" {
+		t.Errorf("statements still prepared on the handed-on connection: %s", prepared)
+	}
+	sinkPut(t, task, sinkOrder(0, 1, 2, "b", 2))
+	sinkCommit(t, task)
+	if n := sinkCount(t, db, "orders"); n != 2 {
+		t.Errorf("%d rows, want 2", n)
+	}
+
+	// The server ends the task's connection (waiting until it is gone):
+	// Stop closes it.
+	db.exec(t, "SELECT pg_terminate_backend($1, 10000)", first)
+	if err := task.Stop(); err != nil {
+		t.Logf("Stop: %v", err)
+	}
+	if got := sinkIdlePIDs(t, db); len(got) != 0 {
+		t.Errorf("after Stop on a terminated connection, idle connections %v, want none", got)
+	}
+}

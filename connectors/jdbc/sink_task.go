@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/jackc/pgx/v5/stdlib"
 )
 
 // SinkTask is Confluent's JdbcSinkTask, with one difference in when data
@@ -218,15 +219,52 @@ func (t *SinkTask) Close(partitions []connect.TopicPartition) error {
 }
 
 // Stop rolls back whatever was not committed (the runtime commits
-// through PreCommit before it stops a healthy task) and disconnects.
+// through PreCommit before it stops a healthy task) and hands the
+// connection on to the next validation or task of the same database
+// (sinkIdle), as a restart needs it, or disconnects when it is not fit
+// for another user.
 func (t *SinkTask) Stop() error {
 	if t.db == nil {
 		return nil
 	}
-	t.rollback()
-	err := t.db.Close()
+	t.rollback() // the task's connection goes back to db's pool
+	db := t.db
 	t.db = nil
-	return err
+	if !sinkReset(db) {
+		return db.Close()
+	}
+	sinkIdle.put(connKey(t.cfg.url, t.cfg.user, t.cfg.password), db)
+	return nil
+}
+
+// sinkReset readies the idle connection of a task's pool for its next
+// user, and reports whether there is one. The task uses one connection at
+// a time, so the pool holds at most that one. A PostgreSQL connection must
+// be open and out of any transaction, and forgets the statements it
+// prepared, since the next user may come after the tables changed; the
+// other dialects' statements are closed by then (rollback).
+func sinkReset(db *sql.DB) bool {
+	if db.Stats().Idle == 0 {
+		return false // none to hand on: do not open one for that
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return false
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		sc, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return nil
+		}
+		c := sc.Conn()
+		if c.IsClosed() || c.PgConn().IsBusy() || c.PgConn().TxStatus() != 'I' {
+			return errors.New("not idle")
+		}
+		return c.DeallocateAll(ctx)
+	}) == nil
 }
 
 // attempt runs op, retrying database failures max.retries times: each
