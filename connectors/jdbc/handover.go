@@ -1,9 +1,12 @@
 package jdbc
 
 import (
+	"context"
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // handOver keeps a few released connections for a few seconds, by the URL
@@ -75,4 +78,17 @@ func (p *handOver[T]) put(key string, v T) {
 		old.timer.Stop()
 		go p.close(old.v)
 	}
+}
+
+// pgReadyToHandOn readies a PostgreSQL connection for its next user, and
+// reports whether it is fit for one: open, out of any transaction, and
+// rid of the statements it prepared, since the next user may come after
+// the tables changed.
+func pgReadyToHandOn(c *pgx.Conn) bool {
+	if c.IsClosed() || c.PgConn().IsBusy() || c.PgConn().TxStatus() != 'I' {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return c.DeallocateAll(ctx) == nil
 }

@@ -238,11 +238,9 @@ func (t *SinkTask) Stop() error {
 }
 
 // sinkReset readies the idle connection of a task's pool for its next
-// user, and reports whether there is one. The task uses one connection at
-// a time, so the pool holds at most that one. A PostgreSQL connection must
-// be open and out of any transaction, and forgets the statements it
-// prepared, since the next user may come after the tables changed; the
-// other dialects' statements are closed by then (rollback).
+// user (pgReadyToHandOn), and reports whether there is one. The task uses
+// one connection at a time, so the pool holds at most that one; the other
+// dialects' statements are closed by then (rollback).
 func sinkReset(db *sql.DB) bool {
 	if db.Stats().Idle == 0 {
 		return false // none to hand on: do not open one for that
@@ -255,17 +253,14 @@ func sinkReset(db *sql.DB) bool {
 	}
 	defer conn.Close()
 	return conn.Raw(func(dc any) error {
-		sc, ok := dc.(*stdlib.Conn)
-		if !ok {
-			return nil
+		if sc, ok := dc.(*stdlib.Conn); ok && !pgReadyToHandOn(sc.Conn()) {
+			return errNotReady
 		}
-		c := sc.Conn()
-		if c.IsClosed() || c.PgConn().IsBusy() || c.PgConn().TxStatus() != 'I' {
-			return errors.New("not idle")
-		}
-		return c.DeallocateAll(ctx)
+		return nil
 	}) == nil
 }
+
+var errNotReady = errors.New("the connection is not fit for another user")
 
 // attempt runs op, retrying database failures max.retries times: each
 // retry rolls back and writes again every uncommitted record.

@@ -147,18 +147,9 @@ func (c *srcConn) release() {
 	if c == nil {
 		return
 	}
-	if c.pg != nil {
-		if c.pg.IsClosed() || c.pg.PgConn().IsBusy() || c.pg.PgConn().TxStatus() != 'I' {
-			c.close()
-			return
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		err := c.pg.DeallocateAll(ctx)
-		cancel()
-		if err != nil {
-			c.close()
-			return
-		}
+	if c.pg != nil && !pgReadyToHandOn(c.pg) {
+		c.close()
+		return
 	}
 	clear(c.mappings)
 	clear(c.pgNotNull)
