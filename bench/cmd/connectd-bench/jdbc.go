@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -185,8 +186,8 @@ type jdbcSourceResult struct {
 
 // jdbcPgxRuns holds the pgx runs of one kind.
 type jdbcPgxRuns struct {
-	rates []float64       // rows/s
-	cpu   []time.Duration // the bench's
+	rates []float64 // rows/s
+	cpu   []cpuUse  // the bench's, the machine's and PostgreSQL's
 }
 
 // jdbcSourcePasses holds the connectd runs of one kind.
@@ -252,14 +253,39 @@ func benchJdbcSource(bin, work string, rows, runs int, schemas bool, timeout tim
 }
 
 // pgxRead is the limit of the jdbc-source figure's fresh pass: a new
-// connection, then pgxScan.
-func pgxRead(ctx context.Context, table string) (int, error) {
+// connection, then pgxScan. It also returns the connection's backend: its
+// process id, and its CPU time read just before it ends with the
+// connection.
+func pgxRead(ctx context.Context, table string) (int, endedBackend, error) {
 	conn, err := pgConnect(ctx)
 	if err != nil {
-		return 0, err
+		return 0, endedBackend{}, err
 	}
 	defer conn.Close(context.Background())
-	return pgxScan(ctx, conn, table)
+	n, err := pgxScan(ctx, conn, table)
+	b := endedBackend{pid: int(conn.PgConn().PID())}
+	b.cpu, _ = procCPU(b.pid)
+	return n, b, err
+}
+
+// endedBackend is a PostgreSQL backend that a run closed: the machine's
+// count of PostgreSQL's CPU misses it once the process has gone.
+type endedBackend struct {
+	pid int
+	cpu time.Duration
+}
+
+// wait waits, up to 2 s, for the backend's process to end, so that the
+// machine's count after the run does not have it too.
+func (b endedBackend) wait() {
+	if b.pid == 0 {
+		return
+	}
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", b.pid)); err != nil {
+			return
+		}
+	}
 }
 
 // pgxScan reads the table's columns, in id order, into Go values with pgx
@@ -356,8 +382,8 @@ func jdbcSourceRound(bin, work, table string, open *pgx.Conn, r int, res *jdbcSo
 		}
 		v := float64(res.rows) / done.Sub(start).Seconds()
 		into.add(v, first.Sub(start), cpu)
-		logf("jdbc-source round %d: connectd (%s worker) %s rows/s (%.2f s, first record after %v; %v)",
-			r, kind, grouped(v), done.Sub(start).Seconds(), first.Sub(start).Round(time.Millisecond), cpu)
+		logf("jdbc-source round %d: connectd (%s worker) %s rows/s (%.2f s, first record after %v; %v; PostgreSQL %.2f CPU-s)",
+			r, kind, grouped(v), done.Sub(start).Seconds(), first.Sub(start).Round(time.Millisecond), cpu, cpu.postgres.Seconds())
 		return nil
 	}
 	connectd := func() error {
@@ -366,14 +392,22 @@ func jdbcSourceRound(bin, work, table string, open *pgx.Conn, r int, res *jdbcSo
 		}
 		return pass("running", "jdbc-again-", &res.running)
 	}
-	plainRun := func(kind string, into *jdbcPgxRuns, read func(context.Context) (int, error)) error {
+	// read returns the backend the run ended, if it closed its
+	// connection.
+	plainRun := func(kind string, into *jdbcPgxRuns, read func(context.Context) (int, endedBackend, error)) error {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
+		h0 := readHost()
 		c0 := benchCPU()
 		start := time.Now()
-		n, err := read(ctx)
+		n, ended, err := read(ctx)
 		wall := time.Since(start)
-		cpu := benchCPU() - c0
+		cpu := cpuUse{bench: benchCPU() - c0, wall: wall}
+		// Read before the wait, so that the machine's busy time is the
+		// run's; the backend's is counted on its own.
+		busy := readHost().busy
+		ended.wait()
+		cpu.machine, cpu.postgres = busy-h0.busy, postgresCPU()-h0.postgres+ended.cpu
 		if err != nil {
 			return err
 		}
@@ -383,14 +417,18 @@ func jdbcSourceRound(bin, work, table string, open *pgx.Conn, r int, res *jdbcSo
 		v := float64(n) / wall.Seconds()
 		into.rates = append(into.rates, v)
 		into.cpu = append(into.cpu, cpu)
-		logf("jdbc-source round %d: pgx alone, %s %s rows/s (%.2f s; bench %.2f CPU-s)", r, kind, grouped(v), wall.Seconds(), cpu.Seconds())
+		logf("jdbc-source round %d: pgx alone, %s %s rows/s (%.2f s; bench %.2f CPU-s, PostgreSQL %.2f CPU-s; machine %.2f of %d cores busy)",
+			r, kind, grouped(v), wall.Seconds(), cpu.bench.Seconds(), cpu.postgres.Seconds(), cpu.machine.Seconds()/wall.Seconds(), runtime.NumCPU())
 		return nil
 	}
 	plain := func() error {
-		if err := plainRun("new connection", &res.pgxNew, func(ctx context.Context) (int, error) { return pgxRead(ctx, table) }); err != nil {
+		if err := plainRun("new connection", &res.pgxNew, func(ctx context.Context) (int, endedBackend, error) { return pgxRead(ctx, table) }); err != nil {
 			return err
 		}
-		return plainRun("open connection", &res.pgxOpen, func(ctx context.Context) (int, error) { return pgxScan(ctx, open, table) })
+		return plainRun("open connection", &res.pgxOpen, func(ctx context.Context) (int, endedBackend, error) {
+			n, err := pgxScan(ctx, open, table)
+			return n, endedBackend{}, err
+		})
 	}
 	order := []func() error{plain, connectd}
 	if r%2 == 0 {
@@ -823,12 +861,8 @@ func (j *jdbcResults) report() (rows []row, notes []string) {
 	}
 	if s := j.source; s != nil {
 		pgxNote := func(kind string, runs *jdbcPgxRuns) string {
-			var perM []float64
-			for _, c := range runs.cpu {
-				perM = append(perM, c.Seconds()/float64(s.rows)*1e6)
-			}
-			return fmt.Sprintf("pgx alone on %s %s rows/s (median %s, %.2f CPU-s per million rows in the bench)",
-				kind, joinF(runs.rates), grouped(median(runs.rates)), median(perM))
+			return fmt.Sprintf("pgx alone on %s %s rows/s (median %s; %s)",
+				kind, joinF(runs.rates), grouped(median(runs.rates)), hostSummary(runs.cpu, s.rows, "bench"))
 		}
 		notes = append(notes,
 			fmt.Sprintf("jdbc-source: tasks.max=1, incrementing on id, batch.max.rows=10000, poll.interval.ms=100; JsonConverter values with schemas.enable=%t (last record %d bytes), StringConverter keys; table filled in %s; each round's worker reads the table as a fresh process, then again with a new connector and topic",
@@ -850,15 +884,10 @@ func (j *jdbcResults) report() (rows []row, notes []string) {
 				target: "ratio >= 0.60",
 				result: passMiss(c/p >= 0.6),
 			})
-			var cores, perM []float64
-			for _, c := range pass.ps.cpu {
-				cores = append(cores, (c.worker+c.bench).Seconds()/c.wall.Seconds())
-				perM = append(perM, c.worker.Seconds()/float64(s.rows)*1e6)
-			}
 			notes = append(notes,
-				fmt.Sprintf("jdbc-source, %s: connectd runs %s rows/s, median %s, ratio of medians %.2f; first record after %s; CPU (median; PostgreSQL's own not counted): %.2f cores busy (worker + bench), worker %.2f CPU-s per million rows",
+				fmt.Sprintf("jdbc-source, %s: connectd runs %s rows/s, median %s, ratio of medians %.2f; first record after %s; %s",
 					pass.kind, joinF(pass.ps.rates), grouped(median(pass.ps.rates)), median(pass.ps.rates)/median(pass.limit.rates),
-					joinD(pass.ps.first), median(cores), median(perM)))
+					joinD(pass.ps.first), hostSummary(pass.ps.cpu, s.rows, "worker", "bench")))
 		}
 	}
 	if k := j.sink; k != nil {
@@ -901,4 +930,35 @@ func (j *jdbcResults) report() (rows []row, notes []string) {
 				cpuNote("insert"), cpuNote("upsert"), cpuNote("reupsert")))
 	}
 	return rows, notes
+}
+
+// hostSummary gives the medians of the runs' CPU per million rows, by
+// the named processes ("worker", "bench"), PostgreSQL and in all, and the
+// machine's busy cores, of runtime.NumCPU().
+func hostSummary(cs []cpuUse, rows int, procs ...string) string {
+	perM := func(f func(cpuUse) time.Duration) float64 {
+		var vs []float64
+		for _, c := range cs {
+			vs = append(vs, f(c).Seconds()/float64(rows)*1e6)
+		}
+		return median(vs)
+	}
+	var b strings.Builder
+	b.WriteString("CPU-s per million rows (medians): ")
+	for _, p := range procs {
+		switch p {
+		case "worker":
+			fmt.Fprintf(&b, "worker %.2f + ", perM(func(c cpuUse) time.Duration { return c.worker }))
+		case "bench":
+			fmt.Fprintf(&b, "bench %.2f + ", perM(func(c cpuUse) time.Duration { return c.bench }))
+		}
+	}
+	var busy []float64
+	for _, c := range cs {
+		busy = append(busy, c.machine.Seconds()/c.wall.Seconds())
+	}
+	fmt.Fprintf(&b, "PostgreSQL %.2f = %.2f; machine %.2f of %d cores busy",
+		perM(func(c cpuUse) time.Duration { return c.postgres }),
+		perM(func(c cpuUse) time.Duration { return c.worker + c.bench + c.postgres }), median(busy), runtime.NumCPU())
+	return b.String()
 }

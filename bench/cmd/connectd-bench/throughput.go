@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 	"syscall"
@@ -30,15 +31,19 @@ type throughputResult struct {
 	plainCPU, connectdCPU []cpuUse
 }
 
-// cpuUse is the CPU time two processes used during one run.
+// cpuUse is the CPU time two processes used during one run, and what the
+// whole machine and PostgreSQL's processes used meanwhile.
 type cpuUse struct {
 	worker, bench time.Duration
 	wall          time.Duration
+	machine       time.Duration // every core's busy time
+	postgres      time.Duration
 }
 
 func (c cpuUse) String() string {
-	return fmt.Sprintf("%.2f cores (worker %.2f s + bench %.2f s CPU in %.2f s)",
-		(c.worker+c.bench).Seconds()/c.wall.Seconds(), c.worker.Seconds(), c.bench.Seconds(), c.wall.Seconds())
+	return fmt.Sprintf("%.2f cores (worker %.2f s + bench %.2f s CPU in %.2f s; machine %.2f of %d cores busy)",
+		(c.worker+c.bench).Seconds()/c.wall.Seconds(), c.worker.Seconds(), c.bench.Seconds(), c.wall.Seconds(),
+		c.machine.Seconds()/c.wall.Seconds(), runtime.NumCPU())
 }
 
 // cpuClock samples the CPU time used so far by the worker and by this
@@ -57,6 +62,9 @@ func cpuClock(p *proc) (worker, self time.Duration, err error) {
 
 // measureCPU runs f and returns the CPU both processes used meanwhile.
 func measureCPU(p *proc, f func() error) (cpuUse, error) {
+	// The machine's first and last, so that the bench's CPU does not
+	// count the reading of /proc.
+	h0 := readHost()
 	w0, s0, err := cpuClock(p)
 	if err != nil {
 		return cpuUse{}, err
@@ -70,7 +78,8 @@ func measureCPU(p *proc, f func() error) (cpuUse, error) {
 	if err != nil {
 		return cpuUse{}, err
 	}
-	return cpuUse{worker: w1 - w0, bench: s1 - s0, wall: wall}, nil
+	h1 := readHost()
+	return cpuUse{worker: w1 - w0, bench: s1 - s0, wall: wall, machine: h1.busy - h0.busy, postgres: h1.postgres - h0.postgres}, nil
 }
 
 // writeLinesFile writes n lines of exactly size bytes each, newline

@@ -233,33 +233,8 @@ func (p *proc) rssBytes() (int64, error) {
 	return 0, errors.New("no VmRSS line in /proc/<pid>/status")
 }
 
-// cpuTime reads the CPU time (user + system, all threads) the process
-// has used from /proc/<pid>/stat, in clock ticks of 10 ms (USER_HZ).
-func (p *proc) cpuTime() (time.Duration, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
-	if err != nil {
-		return 0, err
-	}
-	// The command name (field 2) may hold spaces; fields after it start
-	// with the state (field 3). utime and stime are fields 14 and 15.
-	i := bytes.LastIndexByte(data, ')')
-	if i < 0 {
-		return 0, errors.New("malformed /proc/<pid>/stat")
-	}
-	f := strings.Fields(string(data[i+1:]))
-	if len(f) < 13 {
-		return 0, errors.New("short /proc/<pid>/stat")
-	}
-	var utime, stime int64
-	if _, err := fmt.Sscan(f[11], &utime); err != nil {
-		return 0, err
-	}
-	if _, err := fmt.Sscan(f[12], &stime); err != nil {
-		return 0, err
-	}
-	const userHZ = 100
-	return time.Duration(utime+stime) * time.Second / userHZ, nil
-}
+// cpuTime reads the CPU time the process has used.
+func (p *proc) cpuTime() (time.Duration, error) { return procCPU(p.cmd.Process.Pid) }
 
 // stop sends SIGTERM and waits for a clean exit, killing the process if it
 // takes longer than 30 s.
