@@ -71,6 +71,9 @@ func Append(dst []byte, v any) ([]byte, error) {
 		}
 		return append(dst, ']'), nil
 	case map[string]any:
+		if len(x) <= smallMap {
+			return appendSmallMap(dst, x)
+		}
 		dst = append(dst, '{')
 		for i, k := range HashMapOrder(sortedKeys(x)) {
 			if i > 0 {
@@ -87,6 +90,47 @@ func Append(dst []byte, v any) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("javajson: cannot encode %T", v)
 	}
+}
+
+// smallMap is the size up to which appendSmallMap orders a map's keys on
+// the stack. Offsets and source partitions have one to a few keys, and a
+// GET of 100,000 of them spent most of its allocations ordering keys.
+const smallMap = 8
+
+// appendSmallMap is Append of a map of at most smallMap entries, in
+// the same order (HashMapOrder of the sorted keys: a HashMap of so few
+// entries has 16 buckets), without allocating.
+func appendSmallMap(dst []byte, m map[string]any) ([]byte, error) {
+	var buf [smallMap]string
+	keys := buf[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	// Insertion sorts, both stable: by key, then by bucket.
+	for i := 1; i < len(keys); i++ {
+		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
+			keys[j], keys[j-1] = keys[j-1], keys[j]
+		}
+	}
+	const mask = 16 - 1
+	for i := 1; i < len(keys); i++ {
+		for j := i; j > 0 && spread(keys[j])&mask < spread(keys[j-1])&mask; j-- {
+			keys[j], keys[j-1] = keys[j-1], keys[j]
+		}
+	}
+	dst = append(dst, '{')
+	for i, k := range keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = AppendString(dst, k)
+		dst = append(dst, ':')
+		var err error
+		if dst, err = Append(dst, m[k]); err != nil {
+			return nil, err
+		}
+	}
+	return append(dst, '}'), nil
 }
 
 func sortedKeys(m map[string]any) []string {

@@ -3,6 +3,7 @@ package javajson
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -72,6 +73,47 @@ func TestHashMapOrder(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// Maps of up to smallMap keys are ordered without allocating; the order
+// must be the one HashMapOrder gives every map.
+func TestSmallMapOrderIsHashMapOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := range smallMap + 3 {
+		for range 200 {
+			m := map[string]any{}
+			for len(m) < n {
+				// Short keys from few letters: many share a bucket.
+				k := make([]byte, 1+rng.IntN(3))
+				for i := range k {
+					k[i] = "abcdefg_"[rng.IntN(8)]
+				}
+				m[string(k)] = int64(len(m))
+			}
+			got, err := Marshal(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []byte{'{'}
+			for i, k := range HashMapOrder(sortedKeys(m)) {
+				if i > 0 {
+					want = append(want, ',')
+				}
+				want = AppendString(want, k)
+				want = append(want, ':')
+				want, _ = Append(want, m[k])
+			}
+			want = append(want, '}')
+			if string(got) != string(want) {
+				t.Fatalf("Marshal(%v) = %s, want %s", m, got, want)
+			}
+		}
+	}
+	m := map[string]any{"incrementing": int64(1), "timestamp": int64(2), "timestamp_nanos": int64(3)}
+	buf := make([]byte, 0, 128)
+	if a := testing.AllocsPerRun(100, func() { Append(buf[:0], m) }); a != 0 {
+		t.Errorf("%v allocations to append a 3-key map, want none", a)
 	}
 }
 

@@ -123,11 +123,18 @@ func encodeOffsets(offsets *herder.ConnectorOffsets) ([]byte, error) {
 	if offsets != nil {
 		list = offsets.Offsets
 	}
-	// About what a small partition and offset take, so that a large list
-	// is not copied as it grows.
-	b := make([]byte, 0, 16+64*len(list))
+	// Sized by the first entries, with a quarter more for later ones that
+	// are longer (larger numbers), so that a large list is not copied as
+	// it grows.
+	const sample = 64
+	b := make([]byte, 0, 16+100*min(len(list), sample))
 	b = append(b, `{"offsets":[`...)
 	for i, o := range list {
+		if i == sample {
+			per := len(b) / sample
+			grown := make([]byte, len(b), len(b)+(len(list)-sample)*(per+per/4)+2)
+			b = grown[:copy(grown, b)]
+		}
 		if i > 0 {
 			b = append(b, ',')
 		}

@@ -1,8 +1,12 @@
 package rest
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/connectd/connectd/internal/herder"
@@ -180,6 +184,26 @@ func TestEncodeOffsetsJavaOrder(t *testing.T) {
 	}
 	if got, _ := encodeOffsets(nil); string(got) != `{"offsets":[]}` {
 		t.Errorf("nil offsets: %s", got)
+	}
+}
+
+// A large body is sent with its length, not chunked: a client of a
+// connector with many partitions can size its buffer once.
+func TestLargeBodyHasContentLength(t *testing.T) {
+	offs := &herder.ConnectorOffsets{}
+	for i := range 1000 {
+		offs.Offsets = append(offs.Offsets, herder.ConnectorOffset{
+			Partition: map[string]any{"filename": fmt.Sprintf("/data/file-%d.txt", i)},
+			Offset:    map[string]any{"position": int64(i)},
+		})
+	}
+	srv := serve(t, &stub{offs: func(context.Context, string) (*herder.ConnectorOffsets, error) { return offs, nil }}, DefaultOptions())
+	got := send(t, srv, "GET", "/connectors/c/offsets", "")
+	if got.status != 200 || !strings.HasPrefix(got.body, `{"offsets":[{"partition":{"filename":"/data/file-0.txt"},"offset":{"position":0}},`) {
+		t.Fatalf("got %d %.200s", got.status, got.body)
+	}
+	if cl := got.header.Get("Content-Length"); cl != strconv.Itoa(len(got.body)) {
+		t.Errorf("Content-Length %q for a %d-byte body", cl, len(got.body))
 	}
 }
 

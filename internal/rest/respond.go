@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"runtime/debug"
+	"strconv"
 
 	"github.com/connectd/connectd/internal/herder"
 )
@@ -37,6 +38,10 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 
 func writeRaw(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
+	// net/http gives only small bodies a length by itself; a large one
+	// (100,000 offsets are 7 MB) would go chunked, and the client could
+	// not size its buffer once.
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	w.Write(body)
 }

@@ -21,6 +21,11 @@ type stub struct {
 	config func(ctx context.Context, name string) (map[string]string, error)
 	info   func(ctx context.Context, name string) (*herder.ConnectorInfo, error)
 	put    func(ctx context.Context, name string, config map[string]string) (*herder.ConnectorInfo, bool, error)
+	offs   func(ctx context.Context, name string) (*herder.ConnectorOffsets, error)
+}
+
+func (s *stub) ConnectorOffsets(ctx context.Context, name string) (*herder.ConnectorOffsets, error) {
+	return s.offs(ctx, name)
 }
 
 func (s *stub) PutConnectorConfig(ctx context.Context, name string, config map[string]string) (*herder.ConnectorInfo, bool, error) {
