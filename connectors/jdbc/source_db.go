@@ -79,6 +79,7 @@ func srcOpen(ctx context.Context, url, user, password string) (*srcConn, error) 
 		if err != nil {
 			return nil, fail(err)
 		}
+		bufferReads(&cfg.Config)
 		c.pg, err = pgx.ConnectConfig(ctx, cfg)
 		if err != nil {
 			return nil, fail(err)

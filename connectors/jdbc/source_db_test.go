@@ -2,10 +2,12 @@ package jdbc
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 )
 
 // The PostgreSQL table and column listings read pg_catalog, and say what
@@ -103,5 +105,57 @@ FROM information_schema.columns WHERE table_name = $2 AND table_schema = $1 ORDE
 				t.Errorf("as %s: columns of %s %s, information_schema %s", user, table, fmt.Sprint(cols), fmt.Sprint(want))
 			}
 		}
+	}
+}
+
+// A source connection to PostgreSQL reads its socket through a buffer,
+// under TLS when the server offers it, and a result larger than the
+// buffer, read while deadlines are set, comes back whole.
+func TestSourcePGReadsThroughBuffer(t *testing.T) {
+	db := postgresDB(t)
+	ctx := context.Background()
+	conn, err := srcOpen(ctx, db.URL, "postgres", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.close()
+	nc := conn.pg.PgConn().Conn()
+	if tc, ok := nc.(*tls.Conn); ok {
+		nc = tc.NetConn()
+	}
+	t.Logf("the connection is %T under %T", nc, conn.pg.PgConn().Conn())
+	if _, ok := nc.(*bufferedConn); !ok {
+		t.Fatalf("the connection reads through a %T, want *bufferedConn", nc)
+	}
+	// About 4 MB: many buffers' worth.
+	rows, err := conn.pg.Query(ctx, "SELECT g, repeat('x', 100) FROM generate_series(1, 40000) g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var n, sum int64
+	for rows.Next() {
+		var g int64
+		var s string
+		if err := rows.Scan(&g, &s); err != nil {
+			t.Fatal(err)
+		}
+		if len(s) != 100 {
+			t.Fatalf("row %d: a %d-byte string", g, len(s))
+		}
+		n, sum = n+1, sum+g
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n != 40000 || sum != 40000*40001/2 {
+		t.Fatalf("%d rows summing to %d, want 40000 summing to %d", n, sum, 40000*40001/2)
+	}
+	// A query canceled by its context: pgx sends the cancel request on a
+	// connection of its own, dialed the same way.
+	cctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	if _, err := conn.pg.Exec(cctx, "SELECT pg_sleep(5)"); err == nil {
+		t.Fatal("pg_sleep(5) returned within a 100 ms deadline")
 	}
 }
