@@ -72,37 +72,25 @@ func Append(dst []byte, v any) ([]byte, error) {
 		return append(dst, ']'), nil
 	case map[string]any:
 		if len(x) <= smallMap {
-			return appendSmallMap(dst, x)
+			var buf [smallMap]string
+			return appendEntries(dst, x, smallMapOrder(buf[:0], x))
 		}
-		dst = append(dst, '{')
-		for i, k := range HashMapOrder(sortedKeys(x)) {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = AppendString(dst, k)
-			dst = append(dst, ':')
-			var err error
-			if dst, err = Append(dst, x[k]); err != nil {
-				return nil, err
-			}
-		}
-		return append(dst, '}'), nil
+		return appendEntries(dst, x, HashMapOrder(sortedKeys(x)))
 	default:
 		return nil, fmt.Errorf("javajson: cannot encode %T", v)
 	}
 }
 
-// smallMap is the size up to which appendSmallMap orders a map's keys on
-// the stack. Offsets and source partitions have one to a few keys, and a
+// smallMap is the size up to which Append orders a map's keys on the
+// stack. Offsets and source partitions have one to a few keys, and a
 // GET of 100,000 of them spent most of its allocations ordering keys.
 const smallMap = 8
 
-// appendSmallMap is Append of a map of at most smallMap entries, in
-// the same order (HashMapOrder of the sorted keys: a HashMap of so few
-// entries has 16 buckets), without allocating.
-func appendSmallMap(dst []byte, m map[string]any) ([]byte, error) {
-	var buf [smallMap]string
-	keys := buf[:0]
+// smallMapOrder appends the keys of m, a map of at most smallMap
+// entries, to keys in the order HashMapOrder gives its sorted keys (a
+// HashMap of so few entries has 16 buckets), without allocating when keys
+// has room.
+func smallMapOrder(keys []string, m map[string]any) []string {
 	for k := range m {
 		keys = append(keys, k)
 	}
@@ -118,6 +106,11 @@ func appendSmallMap(dst []byte, m map[string]any) ([]byte, error) {
 			keys[j], keys[j-1] = keys[j-1], keys[j]
 		}
 	}
+	return keys
+}
+
+// appendEntries appends m as a JSON object, its entries in keys' order.
+func appendEntries(dst []byte, m map[string]any, keys []string) ([]byte, error) {
 	dst = append(dst, '{')
 	for i, k := range keys {
 		if i > 0 {
