@@ -23,13 +23,15 @@ type hostClock struct {
 
 // readHost samples the machine's CPU time. It is Linux only, as the
 // worker's CPU time is; elsewhere it reads zero.
-func readHost() hostClock {
-	var h hostClock
-	if b, err := os.ReadFile("/proc/stat"); err == nil {
-		h.busy = procStatBusy(b)
+func readHost() hostClock { return hostClock{busy: machineBusy(), postgres: postgresCPU()} }
+
+// machineBusy is the busy time of all the machine's cores so far.
+func machineBusy() time.Duration {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0
 	}
-	h.postgres = postgresCPU()
-	return h
+	return procStatBusy(b)
 }
 
 // procStatBusy reads the busy time of the first line of /proc/stat, "cpu

@@ -405,7 +405,7 @@ func jdbcSourceRound(bin, work, table string, open *pgx.Conn, r int, res *jdbcSo
 		cpu := cpuUse{bench: benchCPU() - c0, wall: wall}
 		// Read before the wait, so that the machine's busy time is the
 		// run's; the backend's is counted on its own.
-		busy := readHost().busy
+		busy := machineBusy()
 		ended.wait()
 		cpu.machine, cpu.postgres = busy-h0.busy, postgresCPU()-h0.postgres+ended.cpu
 		if err != nil {
@@ -862,7 +862,7 @@ func (j *jdbcResults) report() (rows []row, notes []string) {
 	if s := j.source; s != nil {
 		pgxNote := func(kind string, runs *jdbcPgxRuns) string {
 			return fmt.Sprintf("pgx alone on %s %s rows/s (median %s; %s)",
-				kind, joinF(runs.rates), grouped(median(runs.rates)), hostSummary(runs.cpu, s.rows, "bench"))
+				kind, joinF(runs.rates), grouped(median(runs.rates)), hostSummary(runs.cpu, s.rows))
 		}
 		notes = append(notes,
 			fmt.Sprintf("jdbc-source: tasks.max=1, incrementing on id, batch.max.rows=10000, poll.interval.ms=100; JsonConverter values with schemas.enable=%t (last record %d bytes), StringConverter keys; table filled in %s; each round's worker reads the table as a fresh process, then again with a new connector and topic",
@@ -887,7 +887,7 @@ func (j *jdbcResults) report() (rows []row, notes []string) {
 			notes = append(notes,
 				fmt.Sprintf("jdbc-source, %s: connectd runs %s rows/s, median %s, ratio of medians %.2f; first record after %s; %s",
 					pass.kind, joinF(pass.ps.rates), grouped(median(pass.ps.rates)), median(pass.ps.rates)/median(pass.limit.rates),
-					joinD(pass.ps.first), hostSummary(pass.ps.cpu, s.rows, "worker", "bench")))
+					joinD(pass.ps.first), hostSummary(pass.ps.cpu, s.rows)))
 		}
 	}
 	if k := j.sink; k != nil {
@@ -933,9 +933,9 @@ func (j *jdbcResults) report() (rows []row, notes []string) {
 }
 
 // hostSummary gives the medians of the runs' CPU per million rows, by
-// the named processes ("worker", "bench"), PostgreSQL and in all, and the
-// machine's busy cores, of runtime.NumCPU().
-func hostSummary(cs []cpuUse, rows int, procs ...string) string {
+// the worker (when the runs had one), the bench, PostgreSQL and in all,
+// and the machine's busy cores, of runtime.NumCPU().
+func hostSummary(cs []cpuUse, rows int) string {
 	perM := func(f func(cpuUse) time.Duration) float64 {
 		var vs []float64
 		for _, c := range cs {
@@ -945,19 +945,15 @@ func hostSummary(cs []cpuUse, rows int, procs ...string) string {
 	}
 	var b strings.Builder
 	b.WriteString("CPU-s per million rows (medians): ")
-	for _, p := range procs {
-		switch p {
-		case "worker":
-			fmt.Fprintf(&b, "worker %.2f + ", perM(func(c cpuUse) time.Duration { return c.worker }))
-		case "bench":
-			fmt.Fprintf(&b, "bench %.2f + ", perM(func(c cpuUse) time.Duration { return c.bench }))
-		}
+	if slices.ContainsFunc(cs, func(c cpuUse) bool { return c.worker > 0 }) {
+		fmt.Fprintf(&b, "worker %.2f + ", perM(func(c cpuUse) time.Duration { return c.worker }))
 	}
 	var busy []float64
 	for _, c := range cs {
 		busy = append(busy, c.machine.Seconds()/c.wall.Seconds())
 	}
-	fmt.Fprintf(&b, "PostgreSQL %.2f = %.2f; machine %.2f of %d cores busy",
+	fmt.Fprintf(&b, "bench %.2f + PostgreSQL %.2f = %.2f; machine %.2f of %d cores busy",
+		perM(func(c cpuUse) time.Duration { return c.bench }),
 		perM(func(c cpuUse) time.Duration { return c.postgres }),
 		perM(func(c cpuUse) time.Duration { return c.worker + c.bench + c.postgres }), median(busy), runtime.NumCPU())
 	return b.String()
