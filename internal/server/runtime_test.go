@@ -9,11 +9,14 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/connectd/connectd/connect"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // The worker's JsonConverter (schemas on, Kafka's default) writes the
@@ -352,5 +355,70 @@ func (t *releasingAcksTask) CommitRecord(rec *connect.SourceRecord, _ connect.Re
 	if rec.Value == "released" {
 		t.rel.ackedLate++
 	}
+	return nil
+}
+
+// A source task's producer asks for its producer id while the task
+// starts, so that the first batch waits only for its own produce request.
+// The task's Start waits for the broker to see the request; had the
+// producer waited for a record, it would see none.
+func TestSourceProducerReadyBeforeFirstRecord(t *testing.T) {
+	kc, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.AllowAutoTopicCreation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kc.Close()
+	var inits atomic.Int32
+	kc.ControlKey(int16(kmsg.InitProducerID), func(kmsg.Request) (kmsg.Response, error, bool) {
+		kc.KeepControl()
+		inits.Add(1)
+		return nil, nil, false
+	})
+	started := make(chan bool, 1)
+	class := fmt.Sprintf("test.WarmProducerSource%d", recordAcksRuns.Add(1))
+	connect.Register(connect.Plugin{Class: class, Type: connect.PluginSource, Version: "test",
+		New: func() any {
+			return &recordAcksConnector{newTask: func() connect.SourceTask {
+				return &startHookTask{numberedTask: numberedTask{batches: 1, perBatch: 1}, start: func() {
+					deadline := time.Now().Add(10 * time.Second)
+					for inits.Load() == 0 && time.Now().Before(deadline) {
+						time.Sleep(5 * time.Millisecond)
+					}
+					started <- inits.Load() > 0
+				}}
+			}}
+		}})
+	props := map[string]string{"bootstrap.servers": kc.ListenAddrs()[0]}
+	for k, v := range stringConverters {
+		props[k] = v
+	}
+	w := startWorker(t, t.TempDir(), props)
+	w.must(201, "POST", "/connectors", jsonString(map[string]any{
+		"name": "warm", "config": map[string]string{"connector.class": class, "topic": "warm"},
+	}))
+	select {
+	case ready := <-started:
+		if !ready {
+			t.Fatal("the broker saw no InitProducerID while the task started")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the task did not start")
+	}
+	if got := readTopic(t, kc.ListenAddrs()[0], "warm", 1); len(got) != 1 || got[0] != "0" {
+		t.Fatalf("topic holds %q, want the task's record", got)
+	}
+}
+
+// startHookTask runs start at the end of its Start.
+type startHookTask struct {
+	numberedTask
+	start func()
+}
+
+func (t *startHookTask) Start(ctx connect.SourceTaskContext, config map[string]string) error {
+	if err := t.numberedTask.Start(ctx, config); err != nil {
+		return err
+	}
+	t.start()
 	return nil
 }

@@ -116,6 +116,17 @@ func (s *sourceTask) Offset(partition map[string]any) (map[string]any, error) {
 func (s *sourceTask) run(ctx context.Context) {
 	defer close(s.done)
 	defer s.client.Close()
+	// The producer gets its producer id (an idempotent producer's first
+	// request) while the task starts, rather than after the first batch.
+	warmCtx, stopWarm := context.WithTimeout(ctx, 10*time.Second)
+	warmed := make(chan struct{})
+	go func() {
+		defer close(warmed)
+		// An error is the first record's to meet and report, after
+		// franz-go's retries.
+		s.client.ProducerID(warmCtx)
+	}()
+	defer func() { stopWarm(); <-warmed }()
 	if err := safeCall(func() error { return s.task.Start(s, s.config) }); err != nil {
 		s.fail(err)
 		return
