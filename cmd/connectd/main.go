@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -35,7 +36,10 @@ func main() {
 			debug.SetMemoryLimit(limit / 10 * 9)
 		}
 	}
-	if err := root().Execute(); err != nil {
+	cmd, stopProfile := root()
+	err := cmd.Execute()
+	stopProfile()
+	if err != nil {
 		os.Exit(1)
 	}
 }
@@ -51,15 +55,43 @@ func cgroupMemoryLimit(path string) (int64, bool) {
 	return n, err == nil && n > 0
 }
 
-func root() *cobra.Command {
+// root returns the command line, and the function that ends the CPU
+// profile --cpuprofile started, once the command has returned.
+func root() (*cobra.Command, func()) {
+	var profilePath string
+	var profile *os.File
 	cmd := &cobra.Command{
 		Use:           "connectd",
 		Short:         "A Kafka Connect-compatible worker",
 		SilenceUsage:  true,
 		SilenceErrors: false,
+		PersistentPreRunE: func(*cobra.Command, []string) error {
+			if profilePath == "" {
+				return nil
+			}
+			f, err := os.Create(profilePath)
+			if err != nil {
+				return err
+			}
+			if err := pprof.StartCPUProfile(f); err != nil {
+				f.Close()
+				return fmt.Errorf("--cpuprofile: %w", err)
+			}
+			profile = f
+			return nil
+		},
 	}
+	// The build's profile-guided optimization reads profiles written this
+	// way (bench/pgo.sh makes cmd/connectd/default.pgo from them).
+	cmd.PersistentFlags().StringVar(&profilePath, "cpuprofile", "",
+		"write a CPU profile (pprof) of the whole run to this file")
 	cmd.AddCommand(standaloneCmd(), distributedCmd(), kafkaCmd())
-	return cmd
+	return cmd, func() {
+		if profile != nil {
+			pprof.StopCPUProfile()
+			profile.Close()
+		}
+	}
 }
 
 func standaloneCmd() *cobra.Command {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -27,5 +28,27 @@ func TestCgroupMemoryLimit(t *testing.T) {
 	}
 	if _, ok := cgroupMemoryLimit(filepath.Join(dir, "missing")); ok {
 		t.Error("a missing file gave a limit")
+	}
+}
+
+// --cpuprofile writes its profile however the command ends, here with an
+// error.
+func TestCPUProfileFlag(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "cpu.pprof")
+	cmd, stop := root()
+	cmd.SetArgs([]string{"standalone", "--cpuprofile", path, filepath.Join(dir, "missing.properties")})
+	cmd.SetErr(io.Discard)
+	if err := cmd.Execute(); err == nil {
+		t.Fatal("a missing worker.properties was accepted")
+	}
+	stop()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A pprof profile is gzipped protobuf.
+	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Fatalf("%s is not a pprof profile: % x", path, b[:min(len(b), 8)])
 	}
 }

@@ -78,7 +78,13 @@ func run() (err error) {
 		sinkRuns    = flag.Int("jdbc-sink-runs", 3, "jdbc-sink: rounds (COPY, insert, upsert, upsert again), best taken")
 		sinkFlush   = flag.Duration("jdbc-sink-flush", time.Second, "jdbc-sink: the worker's offset.flush.interval.ms")
 	)
+	flag.StringVar(&cpuProfiles, "cpuprofiles", "", "a directory where each connectd process writes a CPU profile of its run (bench/pgo.sh)")
 	flag.Parse()
+	if cpuProfiles != "" {
+		if err := os.MkdirAll(cpuProfiles, 0o755); err != nil {
+			return err
+		}
+	}
 	want := map[string]bool{}
 	for _, f := range strings.Split(*figures, ",") {
 		switch f = strings.TrimSpace(f); f {

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -97,13 +98,25 @@ func startWorker(bin, dir string, extra map[string]string) (*proc, error) {
 	return p, nil
 }
 
-// spawn execs bin with args in p.dir, its output going to p.logPath, and
-// records the process as a child to kill should the bench stop early.
+// cpuProfiles is -cpuprofiles: where connectd processes write CPU
+// profiles, if anywhere.
+var cpuProfiles string
+
+// profiled counts the profiles asked for, to name each.
+var profiled atomic.Int64
+
+// spawn execs bin with args (a subcommand first) in p.dir, its output
+// going to p.logPath, and records the process as a child to kill should
+// the bench stop early.
 func (p *proc) spawn(bin string, args ...string) error {
 	var err error
 	p.exited = make(chan struct{})
 	if p.logFile, err = os.Create(p.logPath); err != nil {
 		return err
+	}
+	if cpuProfiles != "" {
+		path := filepath.Join(cpuProfiles, fmt.Sprintf("%s-%d.pprof", filepath.Base(p.dir), profiled.Add(1)))
+		args = append([]string{args[0], "--cpuprofile", path}, args[1:]...)
 	}
 	p.cmd = exec.Command(bin, args...)
 	p.cmd.Dir = p.dir
