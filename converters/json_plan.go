@@ -133,6 +133,19 @@ func (c *JSONConverter) appendPlanned(dst []byte, p *encodePlan, v any) ([]byte,
 	for i := range p.fields {
 		fp := &p.fields[i]
 		dst = append(dst, fp.key...)
+		// Values a source set unboxed are read so (never null).
+		switch fp.kind {
+		case kindInt:
+			if n, ok := st.Int64At(i); ok {
+				dst = strconv.AppendInt(dst, n, 10)
+				continue
+			}
+		case kindTimestamp:
+			if t, ok := st.TimestampAt(i); ok {
+				dst = strconv.AppendInt(dst, t.UnixMilli(), 10)
+				continue
+			}
+		}
 		v := c.fieldValue(st, i)
 		switch fp.kind {
 		case kindInt:

@@ -770,3 +770,36 @@ func TestPlansConcurrently(t *testing.T) {
 		t.Error(e)
 	}
 }
+
+// A struct whose int64 and timestamp a source set unboxed converts to the
+// same bytes as one set with Put, by the general writer and by a plan.
+func TestJSONUnboxedStructValues(t *testing.T) {
+	s := connect.StructSchema("orders",
+		connect.Field{Name: "id", Schema: connect.Int64Schema},
+		connect.Field{Name: "customer", Schema: connect.StringSchema},
+		connect.Field{Name: "updated_at", Schema: connect.TimestampSchema()})
+	at := time.UnixMicro(1_700_000_000_123_456).UTC()
+	boxed := connect.NewStruct(s).Put("id", int64(-7)).Put("customer", "c").Put("updated_at", at)
+	unboxed := connect.NewStruct(s)
+	unboxed.SetInt64AtUnchecked(0, -7)
+	unboxed.SetAtUnchecked(1, "c")
+	unboxed.SetUnixNanoAtUnchecked(2, at.UnixNano())
+	for _, schemas := range []string{"false", "true"} {
+		c := newJSON(t, map[string]string{"schemas.enable": schemas})
+		want, err := c.FromConnectData("t", s, boxed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The first conversions take the general writer; a plan is made
+		// the second time in a row a schema comes.
+		for i := 0; i < 3; i++ {
+			got, err := c.FromConnectData("t", s, unboxed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(want) {
+				t.Fatalf("schemas.enable=%s, conversion %d: %s, want %s", schemas, i, got, want)
+			}
+		}
+	}
+}

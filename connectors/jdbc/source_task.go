@@ -83,8 +83,9 @@ type srcQuerier struct {
 	incIdx    int
 	tsIdx     []int
 	vals      []any
-	pending   srcRow // timestamp mode: the row read ahead
-	hasNext   bool   // pending holds a row
+	prims     []srcPrim // the row's unboxed values, when res leaves some (srcUnboxer)
+	pending   srcRow    // timestamp mode: the row read ahead
+	hasNext   bool      // pending holds a row
 	exhausted bool
 }
 
@@ -577,6 +578,10 @@ func (t *SourceTask) startQuery(ctx context.Context, q *srcQuerier) error {
 		return err
 	}
 	q.res, q.m = res, m
+	q.prims = nil
+	if u, ok := res.(srcUnboxer); ok {
+		q.prims = u.unbox()
+	}
 	t.active = q
 	q.exhausted, q.pending, q.hasNext = false, srcRow{}, false
 	if len(q.vals) != len(m.fields) {
@@ -634,16 +639,36 @@ func (t *SourceTask) row(q *srcQuerier, st *connect.Struct) (r srcRow, ok bool, 
 	for i := range q.m.fields {
 		// Every field, nulls too: st may hold a previous row's. The
 		// decoders made each value by its field's schema.
-		st.SetAtUnchecked(i, q.vals[i])
+		switch p := q.prim(i); p.kind {
+		case srcPrimInt64:
+			st.SetInt64AtUnchecked(i, p.n)
+		case srcPrimUTCNanos:
+			st.SetUnixNanoAtUnchecked(i, p.n)
+		default:
+			st.SetAtUnchecked(i, q.vals[i])
+		}
 	}
 	r.value = st
 	for _, i := range q.tsIdx {
+		if p := q.prim(i); p.kind == srcPrimUTCNanos {
+			r.ts, r.hasTS = time.Unix(0, p.n).UTC(), true
+			break
+		}
 		if ts, ok := q.vals[i].(time.Time); ok {
 			r.ts, r.hasTS = ts, true
 			break
 		}
 	}
 	return r, true, nil
+}
+
+// prim is field i's value in the current row if the result left it
+// unboxed; its kind is srcPrimBoxed when the value is in q.vals.
+func (q *srcQuerier) prim(i int) srcPrim {
+	if q.prims == nil {
+		return srcPrim{}
+	}
+	return q.prims[i]
 }
 
 // read turns up to batch.max.rows rows into records, in a batch the
@@ -810,36 +835,45 @@ func (t *SourceTask) advance(q *srcQuerier, r srcRow) error {
 	}
 	var o srcOffset
 	if q.incIdx >= 0 {
-		v := q.vals[q.incIdx]
-		f := q.m.fields[q.incIdx]
-		switch n := v.(type) {
-		case nil:
-			return &srcFatal{fmt.Sprintf("Null value for incrementing column %s of %s (of type %s): the incrementing "+
-				"column must not hold nulls; the row is not skipped, the task stops", q.incCol, q.name, f.schema.Type)}
-		case int64:
-			o.inc = n
-		case int32:
-			o.inc = int64(n)
-		case int16:
-			o.inc = int64(n)
-		case int8:
-			o.inc = int64(n)
-		case *connect.Decimal:
-			if n.Scale != 0 {
-				return &srcFatal{fmt.Sprintf("Scale of Decimal value for incrementing column %s of %s must be 0", q.incCol, q.name)}
-			}
-			if !n.Unscaled.IsInt64() {
-				return &srcFatal{fmt.Sprintf("Decimal value for incrementing column %s of %s exceeded Long.MAX_VALUE", q.incCol, q.name)}
-			}
-			o.inc = n.Unscaled.Int64()
-		default:
-			return &srcFatal{fmt.Sprintf("Invalid type for incrementing column %s of %s: %s", q.incCol, q.name, f.schema.Type)}
+		inc, err := q.incrementing()
+		if err != nil {
+			return err
 		}
-		o.hasInc = true
+		o.inc, o.hasInc = inc, true
 	}
 	o.ts, o.hasTS = r.ts, r.hasTS
 	q.offset = o
 	return nil
+}
+
+// incrementing is the current row's value of the incrementing column.
+func (q *srcQuerier) incrementing() (int64, error) {
+	if p := q.prim(q.incIdx); p.kind == srcPrimInt64 {
+		return p.n, nil
+	}
+	f := q.m.fields[q.incIdx]
+	switch n := q.vals[q.incIdx].(type) {
+	case nil:
+		return 0, &srcFatal{fmt.Sprintf("Null value for incrementing column %s of %s (of type %s): the incrementing "+
+			"column must not hold nulls; the row is not skipped, the task stops", q.incCol, q.name, f.schema.Type)}
+	case int64:
+		return n, nil
+	case int32:
+		return int64(n), nil
+	case int16:
+		return int64(n), nil
+	case int8:
+		return int64(n), nil
+	case *connect.Decimal:
+		if n.Scale != 0 {
+			return 0, &srcFatal{fmt.Sprintf("Scale of Decimal value for incrementing column %s of %s must be 0", q.incCol, q.name)}
+		}
+		if !n.Unscaled.IsInt64() {
+			return 0, &srcFatal{fmt.Sprintf("Decimal value for incrementing column %s of %s exceeded Long.MAX_VALUE", q.incCol, q.name)}
+		}
+		return n.Unscaled.Int64(), nil
+	}
+	return 0, &srcFatal{fmt.Sprintf("Invalid type for incrementing column %s of %s: %s", q.incCol, q.name, f.schema.Type)}
 }
 
 // Stop closes the result and the connection.

@@ -1,12 +1,16 @@
 package jdbc
 
 import (
+	"encoding/binary"
+	"math"
 	"math/big"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // srcTypesCase is a table of many column types and what the source makes
@@ -65,6 +69,21 @@ var srcTypesGoldens = map[string][]srcTypesCase{
 		config: map[string]string{srcNumericMapping: "best_fit_eager_double", srcDBTimezone: "America/New_York"},
 		fields: []string{"id:INT32", "n1:FLOAT64?", "n7:FLOAT64?", "ts:Timestamp?", "d:Date?"},
 		rows:   [][]string{{"int32(1)", "float64(12.5)", "float64(1.2345)", "2024-07-01T14:00:00Z", "2024-07-01T00:00:00Z"}},
+	}, {
+		// The task reads BIGINTs and UTC timestamps without boxing them
+		// when nanoseconds since the epoch hold them (1677 to 2262), and
+		// boxed beyond: both read back the same.
+		ddl: `CREATE TABLE types (id BIGINT PRIMARY KEY, ts TIMESTAMP, tstz TIMESTAMPTZ)`,
+		insert: []string{`INSERT INTO types VALUES (1, '2262-04-11 23:47:16.854775', '1677-09-21 00:12:43.145225+00'),
+  (2, '2262-04-11 23:47:16.854776', '1677-09-21 00:12:43.145224+00'), (3, '4000-01-01 00:00:00', '1500-06-01 12:00:00+00'),
+  (-9223372036854775808, '2000-01-01 00:00:00', '1970-01-01 00:00:00+00')`},
+		fields: []string{"id:INT64", "ts:Timestamp?", "tstz:Timestamp?"},
+		rows: [][]string{
+			{"int64(1)", "2262-04-11T23:47:16.854775Z", "1677-09-21T00:12:43.145225Z"},
+			{"int64(2)", "2262-04-11T23:47:16.854776Z", "1677-09-21T00:12:43.145224Z"},
+			{"int64(3)", "4000-01-01T00:00:00Z", "1500-06-01T12:00:00Z"},
+			{"int64(-9223372036854775808)", "2000-01-01T00:00:00Z", "1970-01-01T00:00:00Z"},
+		},
 	}},
 	"mariadb": {{
 		ddl: `CREATE TABLE types (id INT AUTO_INCREMENT PRIMARY KEY, c_tinyint TINYINT, c_utinyint TINYINT UNSIGNED,
@@ -258,4 +277,48 @@ func TestSourceValueErrorsFailTheTask(t *testing.T) {
 		}
 		t.Fatal("no error")
 	})
+}
+
+// srcPGPrim leaves a BIGINT, and a timestamp read in UTC that nanoseconds
+// since the epoch hold, unboxed; anything else goes to srcPGDecode.
+func TestSourcePGPrim(t *testing.T) {
+	be := func(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
+	// PostgreSQL's microseconds since 2000 of an instant.
+	pgMicros := func(tm time.Time) int64 { return tm.UnixMicro() - srcPGEpoch.UnixMicro() }
+	maxNanos := time.Unix(0, math.MaxInt64).UTC().Truncate(time.Microsecond)
+	minNanos := time.Unix(0, math.MinInt64).UTC().Truncate(time.Microsecond).Add(time.Microsecond)
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
+	int8F := &srcField{pgOID: pgtype.Int8OID}
+	tsF := &srcField{pgOID: pgtype.TimestampOID}
+	tstzF := &srcField{pgOID: pgtype.TimestamptzOID}
+	for _, c := range []struct {
+		name string
+		f    *srcField
+		b    []byte
+		loc  *time.Location
+		want srcPrim
+		ok   bool
+	}{
+		{"bigint", int8F, be(math.MinInt64), time.UTC, srcPrim{srcPrimInt64, math.MinInt64}, true},
+		{"null", int8F, nil, time.UTC, srcPrim{}, false},
+		{"int4", &srcField{pgOID: pgtype.Int4OID}, []byte{0, 0, 0, 1}, time.UTC, srcPrim{}, false},
+		{"latest instant", tsF, be(pgMicros(maxNanos)), time.UTC, srcPrim{srcPrimUTCNanos, maxNanos.UnixNano()}, true},
+		{"past 2262", tsF, be(pgMicros(maxNanos) + 1), time.UTC, srcPrim{}, false},
+		{"earliest instant", tstzF, be(pgMicros(minNanos)), time.UTC, srcPrim{srcPrimUTCNanos, minNanos.UnixNano()}, true},
+		{"before 1677", tstzF, be(pgMicros(minNanos) - 1), time.UTC, srcPrim{}, false},
+		{"infinity", tsF, be(math.MaxInt64), time.UTC, srcPrim{}, false},
+		{"-infinity", tstzF, be(math.MinInt64), time.UTC, srcPrim{}, false},
+		// db.timezone: a TIMESTAMP is a wall clock there, a TIMESTAMPTZ
+		// an instant still.
+		{"timestamp, db.timezone", tsF, be(0), ny, srcPrim{}, false},
+		{"timestamptz, db.timezone", tstzF, be(0), ny, srcPrim{srcPrimUTCNanos, srcPGEpoch.UnixNano()}, true},
+	} {
+		got, ok := srcPGPrim(c.f, c.b, c.loc)
+		if got != c.want || ok != c.ok {
+			t.Errorf("%s: %+v, %v; want %+v, %v", c.name, got, ok, c.want, c.ok)
+		}
+	}
 }

@@ -1,0 +1,58 @@
+package connect
+
+import (
+	"testing"
+	"time"
+)
+
+// Values set unboxed read back from every accessor as the values
+// themselves.
+func TestStructUnboxedValues(t *testing.T) {
+	s := StructSchema("row",
+		Field{Name: "id", Schema: Int64Schema},
+		Field{Name: "at", Schema: TimestampSchema()},
+		Field{Name: "name", Schema: StringSchema})
+	at := time.UnixMicro(1_700_000_000_123_456).UTC()
+	st := NewStruct(s)
+	st.SetInt64AtUnchecked(0, -42)
+	st.SetUnixNanoAtUnchecked(1, at.UnixNano())
+	st.SetAtUnchecked(2, "x")
+	if v, ok := st.At(0).(int64); !ok || v != -42 {
+		t.Errorf("At(0) = %#v, want int64(-42)", st.At(0))
+	}
+	// == on time.Time: the same instant, location and representation.
+	if v, ok := st.Get("at").(time.Time); !ok || v != at {
+		t.Errorf("Get(at) = %#v, want %#v", st.Get("at"), at)
+	}
+	if v := st.AtWithoutDefault(1); v != any(at) {
+		t.Errorf("AtWithoutDefault(1) = %#v", v)
+	}
+	if n, ok := st.Int64At(0); !ok || n != -42 {
+		t.Errorf("Int64At(0) = %d, %v", n, ok)
+	}
+	if tm, ok := st.TimestampAt(1); !ok || tm != at {
+		t.Errorf("TimestampAt(1) = %v, %v", tm, ok)
+	}
+	if _, ok := st.Int64At(2); ok {
+		t.Error("Int64At of a string field reported a value")
+	}
+	if _, ok := st.TimestampAt(0); ok {
+		t.Error("TimestampAt of an int64 field reported a value")
+	}
+	if err := st.Validate(); err != nil {
+		t.Error(err)
+	}
+	want := NewStruct(s).Put("id", int64(-42)).Put("at", at).Put("name", "x")
+	if st.String() != want.String() {
+		t.Errorf("String() = %s, want %s", st, want)
+	}
+	// Overwritten with a boxed value, a field forgets its unboxed one.
+	st.SetAtUnchecked(0, int64(7))
+	if _, ok := st.Int64At(0); ok || st.At(0) != any(int64(7)) {
+		t.Errorf("after SetAtUnchecked: At(0) = %#v", st.At(0))
+	}
+	st.Reset()
+	if st.AtWithoutDefault(0) != nil || st.AtWithoutDefault(1) != nil {
+		t.Error("Reset left values")
+	}
+}
