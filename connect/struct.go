@@ -19,7 +19,8 @@ type Struct struct {
 	prims []int64
 }
 
-// primSlot marks a field whose value is in prims.
+// primSlot marks a field whose value is in prims. Its field keeps the two
+// markers apart: pointers to zero-size values may all be equal.
 type primSlot struct{ utcNanos bool }
 
 var (

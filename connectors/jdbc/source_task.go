@@ -83,7 +83,7 @@ type srcQuerier struct {
 	incIdx    int
 	tsIdx     []int
 	vals      []any
-	prims     []srcPrim // the row's unboxed values, when res leaves some (srcUnboxer)
+	prims     []srcPrim // per field, the row's value if res left it unboxed (srcUnboxer)
 	pending   srcRow    // timestamp mode: the row read ahead
 	hasNext   bool      // pending holds a row
 	exhausted bool
@@ -578,9 +578,11 @@ func (t *SourceTask) startQuery(ctx context.Context, q *srcQuerier) error {
 		return err
 	}
 	q.res, q.m = res, m
-	q.prims = nil
 	if u, ok := res.(srcUnboxer); ok {
 		q.prims = u.unbox()
+	} else {
+		// Every value boxed, in q.vals.
+		q.prims = make([]srcPrim, len(m.fields))
 	}
 	t.active = q
 	q.exhausted, q.pending, q.hasNext = false, srcRow{}, false
@@ -639,7 +641,7 @@ func (t *SourceTask) row(q *srcQuerier, st *connect.Struct) (r srcRow, ok bool, 
 	for i := range q.m.fields {
 		// Every field, nulls too: st may hold a previous row's. The
 		// decoders made each value by its field's schema.
-		switch p := q.prim(i); p.kind {
+		switch p := q.prims[i]; p.kind {
 		case srcPrimInt64:
 			st.SetInt64AtUnchecked(i, p.n)
 		case srcPrimUTCNanos:
@@ -650,7 +652,7 @@ func (t *SourceTask) row(q *srcQuerier, st *connect.Struct) (r srcRow, ok bool, 
 	}
 	r.value = st
 	for _, i := range q.tsIdx {
-		if p := q.prim(i); p.kind == srcPrimUTCNanos {
+		if p := q.prims[i]; p.kind == srcPrimUTCNanos {
 			r.ts, r.hasTS = time.Unix(0, p.n).UTC(), true
 			break
 		}
@@ -660,15 +662,6 @@ func (t *SourceTask) row(q *srcQuerier, st *connect.Struct) (r srcRow, ok bool, 
 		}
 	}
 	return r, true, nil
-}
-
-// prim is field i's value in the current row if the result left it
-// unboxed; its kind is srcPrimBoxed when the value is in q.vals.
-func (q *srcQuerier) prim(i int) srcPrim {
-	if q.prims == nil {
-		return srcPrim{}
-	}
-	return q.prims[i]
 }
 
 // read turns up to batch.max.rows rows into records, in a batch the
@@ -848,7 +841,7 @@ func (t *SourceTask) advance(q *srcQuerier, r srcRow) error {
 
 // incrementing is the current row's value of the incrementing column.
 func (q *srcQuerier) incrementing() (int64, error) {
-	if p := q.prim(q.incIdx); p.kind == srcPrimInt64 {
+	if p := q.prims[q.incIdx]; p.kind == srcPrimInt64 {
 		return p.n, nil
 	}
 	f := q.m.fields[q.incIdx]

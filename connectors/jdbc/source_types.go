@@ -1073,12 +1073,12 @@ func (r *srcPGResult) next(vals []any) bool {
 		var v any
 		var err error
 		if r.prims != nil {
-			p, ok := srcPrim{}, false
+			r.prims[i] = srcPrim{}
 			if r.fast[i] {
-				p, ok = srcPGPrim(f, raw[f.col], r.loc)
-			}
-			if r.prims[i] = p; ok {
-				continue
+				if p, ok := srcPGPrim(f, raw[f.col], r.loc); ok {
+					r.prims[i] = p
+					continue
+				}
 			}
 		}
 		if r.fast[i] {
