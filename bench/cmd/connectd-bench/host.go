@@ -84,29 +84,42 @@ func postgresCPU() time.Duration {
 // procCPU reads the CPU time (user + system, all threads) a process has
 // used from /proc/<pid>/stat.
 func procCPU(pid int) (time.Duration, error) {
+	st, err := readProcStat(pid)
+	return st.user + st.system, err
+}
+
+// procStat is what /proc/<pid>/stat says a process (all its threads) has
+// used so far.
+type procStat struct {
+	user, system time.Duration
+	// Minor page faults: pages the process touched for the first time
+	// (a growing heap, say), each a trip through the kernel.
+	faults int64
+}
+
+func readProcStat(pid int) (procStat, error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0, err
+		return procStat{}, err
 	}
 	// The command name (field 2) may hold spaces; fields after it start
-	// with the state (field 3). utime and stime are fields 14 and 15.
+	// with the state (field 3). minflt is field 10, utime and stime are
+	// fields 14 and 15.
 	i := bytes.LastIndexByte(data, ')')
 	if i < 0 {
-		return 0, errors.New("malformed /proc/<pid>/stat")
+		return procStat{}, errors.New("malformed /proc/<pid>/stat")
 	}
 	f := strings.Fields(string(data[i+1:]))
 	if len(f) < 13 {
-		return 0, errors.New("short /proc/<pid>/stat")
+		return procStat{}, errors.New("short /proc/<pid>/stat")
 	}
-	utime, err := strconv.ParseInt(f[11], 10, 64)
-	if err != nil {
-		return 0, err
+	var n [3]int64
+	for j, k := range []int{7, 11, 12} {
+		if n[j], err = strconv.ParseInt(f[k], 10, 64); err != nil {
+			return procStat{}, err
+		}
 	}
-	stime, err := strconv.ParseInt(f[12], 10, 64)
-	if err != nil {
-		return 0, err
-	}
-	return ticks(utime + stime), nil
+	return procStat{faults: n[0], user: ticks(n[1]), system: ticks(n[2])}, nil
 }
 
 // ticks converts clock ticks of /proc (USER_HZ, 100 on Linux) to time.

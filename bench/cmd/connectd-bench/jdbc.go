@@ -946,7 +946,8 @@ func hostSummary(cs []cpuUse, rows int) string {
 	var b strings.Builder
 	b.WriteString("CPU-s per million rows (medians): ")
 	if slices.ContainsFunc(cs, func(c cpuUse) bool { return c.worker > 0 }) {
-		fmt.Fprintf(&b, "worker %.2f + ", perM(func(c cpuUse) time.Duration { return c.worker }))
+		fmt.Fprintf(&b, "worker %.2f (system %.2f) + ", perM(func(c cpuUse) time.Duration { return c.worker }),
+			perM(func(c cpuUse) time.Duration { return c.workerSystem }))
 	}
 	var busy []float64
 	for _, c := range cs {

@@ -35,26 +35,33 @@ type throughputResult struct {
 // whole machine and PostgreSQL's processes used meanwhile.
 type cpuUse struct {
 	worker, bench time.Duration
-	wall          time.Duration
-	machine       time.Duration // every core's busy time
-	postgres      time.Duration
+	// The worker's share of worker spent in the kernel, and the page
+	// faults it took: on a virtual machine whose free memory the host
+	// has reclaimed, a page touched for the first time costs several
+	// times what it does otherwise, which moves the worker's CPU from
+	// run to run.
+	workerSystem time.Duration
+	workerFaults int64
+	wall         time.Duration
+	machine      time.Duration // every core's busy time
+	postgres     time.Duration
 }
 
 func (c cpuUse) String() string {
-	return fmt.Sprintf("%.2f cores (worker %.2f s + bench %.2f s CPU in %.2f s; machine %.2f of %d cores busy)",
-		(c.worker+c.bench).Seconds()/c.wall.Seconds(), c.worker.Seconds(), c.bench.Seconds(), c.wall.Seconds(),
-		c.machine.Seconds()/c.wall.Seconds(), runtime.NumCPU())
+	return fmt.Sprintf("%.2f cores (worker %.2f s (system %.2f s, %d page faults) + bench %.2f s CPU in %.2f s; machine %.2f of %d cores busy)",
+		(c.worker+c.bench).Seconds()/c.wall.Seconds(), c.worker.Seconds(), c.workerSystem.Seconds(), c.workerFaults,
+		c.bench.Seconds(), c.wall.Seconds(), c.machine.Seconds()/c.wall.Seconds(), runtime.NumCPU())
 }
 
 // cpuClock samples the CPU time used so far by the worker and by this
 // process.
-func cpuClock(p *proc) (worker, self time.Duration, err error) {
-	if worker, err = p.cpuTime(); err != nil {
-		return 0, 0, err
+func cpuClock(p *proc) (worker procStat, self time.Duration, err error) {
+	if worker, err = p.stat(); err != nil {
+		return procStat{}, 0, err
 	}
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0, 0, err
+		return procStat{}, 0, err
 	}
 	self = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	return worker, self, nil
@@ -79,7 +86,10 @@ func measureCPU(p *proc, f func() error) (cpuUse, error) {
 		return cpuUse{}, err
 	}
 	h1 := readHost()
-	return cpuUse{worker: w1 - w0, bench: s1 - s0, wall: wall, machine: h1.busy - h0.busy, postgres: h1.postgres - h0.postgres}, nil
+	return cpuUse{
+		worker: w1.user + w1.system - w0.user - w0.system, workerSystem: w1.system - w0.system, workerFaults: w1.faults - w0.faults,
+		bench: s1 - s0, wall: wall, machine: h1.busy - h0.busy, postgres: h1.postgres - h0.postgres,
+	}, nil
 }
 
 // writeLinesFile writes n lines of exactly size bytes each, newline

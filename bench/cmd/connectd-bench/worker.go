@@ -246,8 +246,8 @@ func (p *proc) rssBytes() (int64, error) {
 	return 0, errors.New("no VmRSS line in /proc/<pid>/status")
 }
 
-// cpuTime reads the CPU time the process has used.
-func (p *proc) cpuTime() (time.Duration, error) { return procCPU(p.cmd.Process.Pid) }
+// stat reads the CPU time and page faults the process has used.
+func (p *proc) stat() (procStat, error) { return readProcStat(p.cmd.Process.Pid) }
 
 // stop sends SIGTERM and waits for a clean exit, killing the process if it
 // takes longer than 30 s.
