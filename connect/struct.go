@@ -187,6 +187,22 @@ func (s *Struct) TimestampAt(i int) (time.Time, bool) {
 	return time.Time{}, false
 }
 
+// UnixMilliAt returns field i's value as milliseconds since the epoch,
+// rounded down as java.util.Date.getTime() has it (time.Time.UnixMilli),
+// and true when it was set by SetUnixNanoAtUnchecked: what a Timestamp
+// is written as, without making the time.Time.
+func (s *Struct) UnixMilliAt(i int) (int64, bool) {
+	if s.values[i] != utcTimeSlot {
+		return 0, false
+	}
+	n := s.prims[i]
+	ms := n / 1e6
+	if n%1e6 < 0 {
+		ms--
+	}
+	return ms, true
+}
+
 // Reset unsets every field, so that a source task that reuses its
 // records' memory (see RecordReleaser) can fill s again.
 func (s *Struct) Reset() { clear(s.values) }

@@ -1,6 +1,7 @@
 package connect
 
 import (
+	"math"
 	"testing"
 	"time"
 )
@@ -39,6 +40,19 @@ func TestStructUnboxedValues(t *testing.T) {
 	if _, ok := st.TimestampAt(0); ok {
 		t.Error("TimestampAt of an int64 field reported a value")
 	}
+	if _, ok := st.UnixMilliAt(0); ok {
+		t.Error("UnixMilliAt of an int64 field reported a value")
+	}
+	// Milliseconds round down, as time.Time.UnixMilli and Java's
+	// Date.getTime do, before the epoch too.
+	for _, n := range []int64{at.UnixNano(), 0, 1, 999_999, 1_000_000, -1, -999_999, -1_000_000, -1_000_001,
+		math.MinInt64, math.MaxInt64} {
+		st.SetUnixNanoAtUnchecked(1, n)
+		if ms, ok := st.UnixMilliAt(1); !ok || ms != time.Unix(0, n).UnixMilli() {
+			t.Errorf("UnixMilliAt of %d ns = %d, %v; want %d", n, ms, ok, time.Unix(0, n).UnixMilli())
+		}
+	}
+	st.SetUnixNanoAtUnchecked(1, at.UnixNano())
 	if err := st.Validate(); err != nil {
 		t.Error(err)
 	}

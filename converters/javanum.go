@@ -4,7 +4,6 @@ import (
 	"errors"
 	"math"
 	"math/big"
-	"math/bits"
 	"strconv"
 	"strings"
 
@@ -194,22 +193,6 @@ func bigDecimalString(unscaled *big.Int, scale int32) string {
 
 // twosComplement is BigInteger.toByteArray(): the shortest big-endian
 // two's-complement encoding, at least one byte long.
-// int64TwosComplement appends what twosComplement gives for v, without
-// a big.Int: the shortest big-endian two's complement, as
-// BigInteger.toByteArray writes it.
-func int64TwosComplement(dst []byte, v int64) []byte {
-	// The fewest bytes that hold v's bits and a sign bit: a negative v
-	// needs as many as its complement.
-	u := uint64(v)
-	if v < 0 {
-		u = ^u
-	}
-	for k := bits.Len64(u) / 8; k >= 0; k-- {
-		dst = append(dst, byte(v>>(8*k)))
-	}
-	return dst
-}
-
 func twosComplement(i *big.Int) []byte {
 	if i.Sign() >= 0 {
 		b := i.Bytes()

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"math/bits"
 	"reflect"
 	"slices"
 	"sort"
@@ -317,6 +318,36 @@ func appendBase64(dst []byte, b []byte) []byte {
 	return append(dst, '"')
 }
 
+// appendBase64Int64 is appendBase64 of twosComplement(v) (what Java's
+// BigInteger.toByteArray gives): the bytes are taken from v and encoded
+// straight from a register, which halves the cost of a Decimal field
+// (most unscaled values fit an int64).
+func appendBase64Int64(dst []byte, v int64) []byte {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	// The fewest bytes that hold v's bits and a sign bit: a negative v
+	// needs as many as its complement.
+	u := uint64(v)
+	if v < 0 {
+		u = ^u
+	}
+	n := bits.Len64(u)/8 + 1
+	// Those n bytes, big-endian, at the top of w: each group of three
+	// becomes four characters, from the top.
+	w := uint64(v) << (64 - 8*n)
+	dst = append(dst, '"')
+	for ; n >= 3; n -= 3 {
+		dst = append(dst, alphabet[w>>58], alphabet[w>>52&63], alphabet[w>>46&63], alphabet[w>>40&63])
+		w <<= 24
+	}
+	switch n {
+	case 2:
+		dst = append(dst, alphabet[w>>58], alphabet[w>>52&63], alphabet[w>>46&63], '=')
+	case 1:
+		dst = append(dst, alphabet[w>>58], alphabet[w>>52&63], '=', '=')
+	}
+	return append(dst, '"')
+}
+
 func (c *JSONConverter) appendMap(dst []byte, s *connect.Schema, v any) ([]byte, error) {
 	var keySchema, valueSchema *connect.Schema
 	if s != nil {
@@ -501,8 +532,7 @@ func (c *JSONConverter) appendDecimal(dst []byte, s *connect.Schema, v any) ([]b
 		return nil, &decimalError{"BigDecimal has mismatching scale value for given Decimal schema"}
 	}
 	if d.Unscaled.IsInt64() {
-		var b [8]byte
-		return appendBase64(dst, int64TwosComplement(b[:0], d.Unscaled.Int64())), nil
+		return appendBase64Int64(dst, d.Unscaled.Int64()), nil
 	}
 	return appendBase64(dst, twosComplement(d.Unscaled)), nil
 }

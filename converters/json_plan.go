@@ -141,8 +141,8 @@ func (c *JSONConverter) appendPlanned(dst []byte, p *encodePlan, v any) ([]byte,
 				continue
 			}
 		case kindTimestamp:
-			if t, ok := st.TimestampAt(i); ok {
-				dst = strconv.AppendInt(dst, t.UnixMilli(), 10)
+			if ms, ok := st.UnixMilliAt(i); ok {
+				dst = strconv.AppendInt(dst, ms, 10)
 				continue
 			}
 		}
@@ -175,8 +175,7 @@ func (c *JSONConverter) appendPlanned(dst []byte, p *encodePlan, v any) ([]byte,
 			}
 		case kindDecimal:
 			if d, ok := v.(*connect.Decimal); ok && d != nil && d.Unscaled != nil && d.Scale == fp.scale && d.Unscaled.IsInt64() {
-				var b [8]byte
-				dst = appendBase64(dst, int64TwosComplement(b[:0], d.Unscaled.Int64()))
+				dst = appendBase64Int64(dst, d.Unscaled.Int64())
 				continue
 			}
 		}

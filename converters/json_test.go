@@ -683,8 +683,8 @@ func TestTwosComplement(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Errorf("twosComplement(%d) = % X, want % X", n, got, want)
 		}
-		if got := int64TwosComplement(nil, n); !bytes.Equal(got, want) {
-			t.Errorf("int64TwosComplement(%d) = % X, want % X", n, got, want)
+		if got, want := appendBase64Int64(nil, n), appendBase64(nil, want); !bytes.Equal(got, want) {
+			t.Errorf("appendBase64Int64(%d) = %s, want %s", n, got, want)
 		}
 		back, err := fromTwosComplement(got)
 		if err != nil || back.Int64() != n {
@@ -694,13 +694,14 @@ func TestTwosComplement(t *testing.T) {
 }
 
 // The int64 shortcut agrees with the big.Int path around every byte
-// boundary.
-func TestInt64TwosComplementBoundaries(t *testing.T) {
+// boundary (every length of the encoding, so every padding).
+func TestAppendBase64Int64Boundaries(t *testing.T) {
 	for shift := range 64 {
 		for _, d := range []int64{-2, -1, 0, 1} {
 			for _, n := range []int64{int64(1)<<shift + d, -(int64(1) << shift) + d} {
-				if got, want := int64TwosComplement(nil, n), twosComplement(big.NewInt(n)); !bytes.Equal(got, want) {
-					t.Errorf("int64TwosComplement(%d) = % X, want % X", n, got, want)
+				want := appendBase64([]byte("x"), twosComplement(big.NewInt(n)))
+				if got := appendBase64Int64([]byte("x"), n); !bytes.Equal(got, want) {
+					t.Errorf("appendBase64Int64(%d) = %s, want %s", n, got, want)
 				}
 			}
 		}
@@ -778,7 +779,14 @@ func TestJSONUnboxedStructValues(t *testing.T) {
 		connect.Field{Name: "id", Schema: connect.Int64Schema},
 		connect.Field{Name: "customer", Schema: connect.StringSchema},
 		connect.Field{Name: "updated_at", Schema: connect.TimestampSchema()})
-	at := time.UnixMicro(1_700_000_000_123_456).UTC()
+	// After the epoch, and before it with a part of a millisecond, which
+	// rounds down.
+	for _, at := range []time.Time{time.UnixMicro(1_700_000_000_123_456).UTC(), time.Unix(0, -1_500_001).UTC()} {
+		testJSONUnboxed(t, s, at)
+	}
+}
+
+func testJSONUnboxed(t *testing.T, s *connect.Schema, at time.Time) {
 	boxed := connect.NewStruct(s).Put("id", int64(-7)).Put("customer", "c").Put("updated_at", at)
 	unboxed := connect.NewStruct(s)
 	unboxed.SetInt64AtUnchecked(0, -7)
