@@ -2,6 +2,7 @@ package connect
 
 import (
 	"math"
+	"math/big"
 	"testing"
 	"time"
 )
@@ -53,6 +54,7 @@ func TestStructUnboxedValues(t *testing.T) {
 		}
 	}
 	st.SetUnixNanoAtUnchecked(1, at.UnixNano())
+	testStructUnboxedDecimal(t)
 	if err := st.Validate(); err != nil {
 		t.Error(err)
 	}
@@ -68,5 +70,43 @@ func TestStructUnboxedValues(t *testing.T) {
 	st.Reset()
 	if st.AtWithoutDefault(0) != nil || st.AtWithoutDefault(1) != nil {
 		t.Error("Reset left values")
+	}
+}
+
+func testStructUnboxedDecimal(t *testing.T) {
+	s := StructSchema("row", Field{Name: "amount", Schema: DecimalSchema(2)}, Field{Name: "big", Schema: DecimalSchema(40)})
+	st := NewStruct(s)
+	st.SetDecimalAtUnchecked(0, -12345, 2)
+	// A scale no marker holds is stored boxed.
+	st.SetDecimalAtUnchecked(1, 7, 40)
+	if n, scale, ok := st.DecimalAt(0); !ok || n != -12345 || scale != 2 {
+		t.Errorf("DecimalAt(0) = %d, %d, %v", n, scale, ok)
+	}
+	if _, _, ok := st.DecimalAt(1); ok {
+		t.Error("a decimal of scale 40 was kept unboxed")
+	}
+	want := NewStruct(s).Put("amount", &Decimal{Unscaled: big.NewInt(-12345), Scale: 2}).
+		Put("big", &Decimal{Unscaled: big.NewInt(7), Scale: 40})
+	for i := range 2 {
+		got, ok := st.At(i).(*Decimal)
+		w := want.At(i).(*Decimal)
+		if !ok || got.Unscaled.Cmp(w.Unscaled) != 0 || got.Scale != w.Scale {
+			t.Errorf("At(%d) = %#v, want %v", i, st.At(i), w)
+		}
+	}
+	// Each At makes its own Decimal: a reader that changes one changes
+	// nothing else.
+	st.At(0).(*Decimal).Unscaled.SetInt64(1)
+	if st.At(0).(*Decimal).Unscaled.Int64() != -12345 {
+		t.Error("At(0) handed out a shared Decimal")
+	}
+	if err := st.Validate(); err != nil {
+		t.Error(err)
+	}
+	if st.String() != want.String() {
+		t.Errorf("String() = %s, want %s", st, want)
+	}
+	if _, _, ok := NewStruct(s).DecimalAt(0); ok {
+		t.Error("DecimalAt of an unset field reported a value")
 	}
 }

@@ -145,6 +145,11 @@ func (c *JSONConverter) appendPlanned(dst []byte, p *encodePlan, v any) ([]byte,
 				dst = strconv.AppendInt(dst, ms, 10)
 				continue
 			}
+		case kindDecimal:
+			if n, scale, ok := st.DecimalAt(i); ok && scale == fp.scale {
+				dst = appendBase64Int64(dst, n)
+				continue
+			}
 		}
 		v := c.fieldValue(st, i)
 		switch fp.kind {

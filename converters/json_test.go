@@ -778,7 +778,8 @@ func TestJSONUnboxedStructValues(t *testing.T) {
 	s := connect.StructSchema("orders",
 		connect.Field{Name: "id", Schema: connect.Int64Schema},
 		connect.Field{Name: "customer", Schema: connect.StringSchema},
-		connect.Field{Name: "updated_at", Schema: connect.TimestampSchema()})
+		connect.Field{Name: "updated_at", Schema: connect.TimestampSchema()},
+		connect.Field{Name: "amount", Schema: connect.DecimalSchema(2)})
 	// After the epoch, and before it with a part of a millisecond, which
 	// rounds down.
 	for _, at := range []time.Time{time.UnixMicro(1_700_000_000_123_456).UTC(), time.Unix(0, -1_500_001).UTC()} {
@@ -787,13 +788,17 @@ func TestJSONUnboxedStructValues(t *testing.T) {
 }
 
 func testJSONUnboxed(t *testing.T, s *connect.Schema, at time.Time) {
-	boxed := connect.NewStruct(s).Put("id", int64(-7)).Put("customer", "c").Put("updated_at", at)
+	boxed := connect.NewStruct(s).Put("id", int64(-7)).Put("customer", "c").Put("updated_at", at).
+		Put("amount", &connect.Decimal{Unscaled: big.NewInt(-12345), Scale: 2})
 	unboxed := connect.NewStruct(s)
 	unboxed.SetInt64AtUnchecked(0, -7)
 	unboxed.SetAtUnchecked(1, "c")
 	unboxed.SetUnixNanoAtUnchecked(2, at.UnixNano())
-	for _, schemas := range []string{"false", "true"} {
-		c := newJSON(t, map[string]string{"schemas.enable": schemas})
+	unboxed.SetDecimalAtUnchecked(3, -12345, 2)
+	for _, cfg := range []map[string]string{
+		{"schemas.enable": "false"}, {"schemas.enable": "true"}, {"schemas.enable": "false", "decimal.format": "NUMERIC"},
+	} {
+		c := newJSON(t, cfg)
 		want, err := c.FromConnectData("t", s, boxed)
 		if err != nil {
 			t.Fatal(err)
@@ -806,7 +811,7 @@ func testJSONUnboxed(t *testing.T, s *connect.Schema, at time.Time) {
 				t.Fatal(err)
 			}
 			if string(got) != string(want) {
-				t.Fatalf("schemas.enable=%s, conversion %d: %s, want %s", schemas, i, got, want)
+				t.Fatalf("%v, conversion %d: %s, want %s", cfg, i, got, want)
 			}
 		}
 	}

@@ -646,6 +646,8 @@ func (t *SourceTask) row(q *srcQuerier, st *connect.Struct) (r srcRow, ok bool, 
 			st.SetInt64AtUnchecked(i, p.n)
 		case srcPrimUTCNanos:
 			st.SetUnixNanoAtUnchecked(i, p.n)
+		case srcPrimDecimal:
+			st.SetDecimalAtUnchecked(i, p.n, q.m.fields[i].scale)
 		default:
 			st.SetAtUnchecked(i, q.vals[i])
 		}
@@ -839,9 +841,19 @@ func (t *SourceTask) advance(q *srcQuerier, r srcRow) error {
 	return nil
 }
 
+func srcDecimalScaleFatal(q *srcQuerier) error {
+	return &srcFatal{fmt.Sprintf("Scale of Decimal value for incrementing column %s of %s must be 0", q.incCol, q.name)}
+}
+
 // incrementing is the current row's value of the incrementing column.
 func (q *srcQuerier) incrementing() (int64, error) {
-	if p := q.prims[q.incIdx]; p.kind == srcPrimInt64 {
+	switch p := q.prims[q.incIdx]; p.kind {
+	case srcPrimInt64:
+		return p.n, nil
+	case srcPrimDecimal:
+		if q.m.fields[q.incIdx].scale != 0 {
+			return 0, srcDecimalScaleFatal(q)
+		}
 		return p.n, nil
 	}
 	f := q.m.fields[q.incIdx]
@@ -859,7 +871,7 @@ func (q *srcQuerier) incrementing() (int64, error) {
 		return int64(n), nil
 	case *connect.Decimal:
 		if n.Scale != 0 {
-			return 0, &srcFatal{fmt.Sprintf("Scale of Decimal value for incrementing column %s of %s must be 0", q.incCol, q.name)}
+			return 0, srcDecimalScaleFatal(q)
 		}
 		if !n.Unscaled.IsInt64() {
 			return 0, &srcFatal{fmt.Sprintf("Decimal value for incrementing column %s of %s exceeded Long.MAX_VALUE", q.incCol, q.name)}

@@ -475,3 +475,45 @@ func TestSourceReusesReleasedBatches(t *testing.T) {
 		}
 	})
 }
+
+// An incrementing column may be a DECIMAL of scale 0, as Confluent's
+// allows; one with a fractional part stops the task.
+func TestSourceDecimalIncrementing(t *testing.T) {
+	eachDB(t, func(t *testing.T, db *testDB) {
+		db.exec(t, "CREATE TABLE dec_ids (id NUMERIC(12,0) NOT NULL PRIMARY KEY, v VARCHAR(10))")
+		db.exec(t, "INSERT INTO dec_ids VALUES (1, 'a'), (2, 'b'), (30000000001, 'c')")
+		ctx := &srcTestContext{}
+		task := srcStartTask(t, srcBaseConfig(db, map[string]string{srcMode: "incrementing",
+			srcIncrementingColumn: "id", srcTableWhitelist: "dec_ids"}), ctx)
+		recs := srcPollN(t, task, ctx, 3)
+		last := recs[len(recs)-1]
+		if got := last.SourceOffset["incrementing"]; got != int64(30000000001) {
+			t.Fatalf("offset incrementing = %#v, want 30000000001", got)
+		}
+		if d, ok := last.Value.(*connect.Struct).Get("id").(*connect.Decimal); !ok || d.Scale != 0 || d.Unscaled.Int64() != 30000000001 {
+			t.Fatalf("id = %#v", last.Value.(*connect.Struct).Get("id"))
+		}
+
+		db.exec(t, "CREATE TABLE frac_ids (id NUMERIC(12,2) NOT NULL PRIMARY KEY)")
+		db.exec(t, "INSERT INTO frac_ids VALUES (1.50)")
+		table := srcTableID(db, "frac_ids").String()
+		frac := srcStartTask(t, srcBaseConfig(db, map[string]string{srcMode: "incrementing",
+			srcIncrementingColumn: "id", srcTableWhitelist: "frac_ids"}), &srcTestContext{})
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			recs, err := frac.Poll(context.Background())
+			if err != nil {
+				if !strings.Contains(err.Error(), "Scale of Decimal value for incrementing column id of "+table+" must be 0") {
+					t.Fatalf("Poll error %v", err)
+				}
+				break
+			}
+			if len(recs) > 0 {
+				t.Fatalf("Poll returned %d records of a fractional incrementing column", len(recs))
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the fractional incrementing value was not reported")
+			}
+		}
+	})
+}

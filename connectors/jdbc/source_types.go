@@ -1002,9 +1002,10 @@ type srcPGResult struct {
 	prims []srcPrim
 }
 
-// srcPrim is a row's value that next left unboxed: a BIGINT, or a
-// timestamp in UTC as nanoseconds since the epoch (what boxing them for
-// each row costs the table read is about a tenth of its CPU).
+// srcPrim is a row's value that next left unboxed: a BIGINT, a timestamp
+// in UTC as nanoseconds since the epoch, or a decimal's unscaled value at
+// its field's scale (what boxing them for each row costs the table read
+// is about a tenth of its CPU).
 type srcPrim struct {
 	kind srcPrimKind
 	n    int64
@@ -1016,6 +1017,7 @@ const (
 	srcPrimBoxed srcPrimKind = iota // the value is in vals
 	srcPrimInt64
 	srcPrimUTCNanos
+	srcPrimDecimal
 )
 
 // srcUnboxer is a result that can leave some values unboxed.
@@ -1030,9 +1032,16 @@ func (r *srcPGResult) unbox() []srcPrim {
 	return r.prims
 }
 
-// srcPGPrim decodes f's binary value b unboxed, when it is a BIGINT or a
-// timestamp read in UTC that nanoseconds since the epoch hold.
+// srcPGPrim decodes f's binary value b unboxed, when it is a BIGINT, a
+// timestamp read in UTC that nanoseconds since the epoch hold, or a
+// NUMERIC read as a Decimal whose unscaled value an int64 holds.
 func srcPGPrim(f *srcField, b []byte, loc *time.Location) (srcPrim, bool) {
+	if f.pgOID == pgtype.NumericOID {
+		if v, ok := srcPGSmallNumeric(f, b); ok {
+			return srcPrim{kind: srcPrimDecimal, n: v}, true
+		}
+		return srcPrim{}, false
+	}
 	if len(b) != 8 {
 		return srcPrim{}, false // null, or srcPGDecode's error
 	}
@@ -1299,6 +1308,9 @@ func (r *srcPGResult) recycle(st *connect.Struct) {
 		if r.m.fields[i].kind != srcDecimal || len(r.decs) == srcMaxDecimals {
 			continue
 		}
+		if _, _, unboxed := st.DecimalAt(i); unboxed {
+			continue // AtWithoutDefault would make a Decimal to recycle
+		}
 		if d, ok := st.AtWithoutDefault(i).(*connect.Decimal); ok {
 			r.decs = append(r.decs, d)
 		}
@@ -1351,21 +1363,12 @@ func srcPGNumeric(f *srcField, b []byte, decs *srcDecimals) (any, error) {
 	if ndigits == 0 {
 		scale = 0
 	}
-	if ndigits <= 4 {
-		var u int64
-		for i := range ndigits {
-			u = u*10000 + int64(binary.BigEndian.Uint16(b[8+2*i:]))
-		}
-		if sign == 0x4000 {
-			u = -u
-		}
-		if v, ok := srcRescale64(u, scale, f); ok {
-			switch f.kind {
-			case srcDecimal:
-				return decs.small(v, f.scale), nil
-			case srcInt8, srcInt16, srcInt32, srcInt64:
-				return srcNarrow(f.kind, v)
-			}
+	if v, ok := srcPGNumeric64(f, b, ndigits, scale, sign); ok {
+		switch f.kind {
+		case srcDecimal:
+			return decs.small(v, f.scale), nil
+		case srcInt8, srcInt16, srcInt32, srcInt64:
+			return srcNarrow(f.kind, v)
 		}
 	}
 	u := new(big.Int)
@@ -1378,6 +1381,44 @@ func srcPGNumeric(f *srcField, b []byte, decs *srcDecimals) (any, error) {
 		u.Neg(u)
 	}
 	return srcFromDecimal(f, u, scale)
+}
+
+// srcPGSmallNumeric is a Decimal field's value, checked as srcPGNumeric
+// checks it, as an unscaled int64 at the field's scale; ok is false for a
+// null and for whatever srcPGNumeric takes the general path for, or
+// refuses.
+func srcPGSmallNumeric(f *srcField, b []byte) (int64, bool) {
+	if f.kind != srcDecimal || len(b) < 8 {
+		return 0, false
+	}
+	ndigits := int(int16(binary.BigEndian.Uint16(b)))
+	weight := int(int16(binary.BigEndian.Uint16(b[2:])))
+	sign := binary.BigEndian.Uint16(b[4:])
+	if sign != 0 && sign != 0x4000 || len(b) != 8+2*ndigits {
+		return 0, false
+	}
+	scale := int32(4 * (ndigits - 1 - weight))
+	if ndigits == 0 {
+		scale = 0
+	}
+	return srcPGNumeric64(f, b, ndigits, scale, sign)
+}
+
+// srcPGNumeric64 is the value of a binary numeric of at most four
+// base-10000 digits (16 decimal digits) at the scale f's kind needs, when
+// an int64 holds it exactly.
+func srcPGNumeric64(f *srcField, b []byte, ndigits int, scale int32, sign uint16) (int64, bool) {
+	if ndigits > 4 {
+		return 0, false
+	}
+	var u int64
+	for i := range ndigits {
+		u = u*10000 + int64(binary.BigEndian.Uint16(b[8+2*i:]))
+	}
+	if sign == 0x4000 {
+		u = -u
+	}
+	return srcRescale64(u, scale, f)
 }
 
 // srcRescale64 rescales u (of scale from) to the scale f's kind needs when

@@ -322,3 +322,58 @@ func TestSourcePGPrim(t *testing.T) {
 		}
 	}
 }
+
+// A NUMERIC read as a Decimal is unboxed when the boxed decoder would take
+// its int64 path, and then holds what that path gives.
+func TestSourcePGPrimNumeric(t *testing.T) {
+	tm := pgtype.NewMap()
+	enc := func(s string) []byte {
+		var n pgtype.Numeric
+		if err := n.Scan(s); err != nil {
+			t.Fatal(err)
+		}
+		b, err := tm.Encode(pgtype.NumericOID, pgtype.BinaryFormatCode, n, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	dec2 := &srcField{pgOID: pgtype.NumericOID, kind: srcDecimal, scale: 2}
+	dec0 := &srcField{pgOID: pgtype.NumericOID, kind: srcDecimal, scale: 0}
+	for _, c := range []struct {
+		f    *srcField
+		in   string
+		want int64
+		ok   bool
+	}{
+		{dec2, "123.45", 12345, true},
+		{dec2, "-0.01", -1, true},
+		{dec2, "0", 0, true},
+		{dec2, "1.5", 150, true},
+		{dec2, "-999999999999.99", -99999999999999, true}, // four base-10000 digits, the most the int64 path takes
+		{dec2, "1.234", 0, false},                         // not exact at scale 2: the boxed path rounds or refuses
+		{dec2, "12345678901234567.89", 0, false},          // more than 16 digits: the big.Int path
+		{dec0, "1000000000000000", 1000000000000000, true},
+		{dec0, "-7", -7, true},
+		{dec2, "NaN", 0, false},
+		{&srcField{pgOID: pgtype.NumericOID, kind: srcInt64}, "42", 0, false}, // only Decimal fields
+	} {
+		b := enc(c.in)
+		got, ok := srcPGPrim(c.f, b, time.UTC)
+		if ok != c.ok || ok && got != (srcPrim{srcPrimDecimal, c.want}) {
+			t.Errorf("%s at scale %d: %+v, %v; want %d, %v", c.in, c.f.scale, got, ok, c.want, c.ok)
+		}
+		if !ok {
+			continue
+		}
+		var decs srcDecimals
+		boxed, err := srcPGNumeric(c.f, b, &decs)
+		d, isDec := boxed.(*connect.Decimal)
+		if err != nil || !isDec || !d.Unscaled.IsInt64() || d.Unscaled.Int64() != got.n || d.Scale != c.f.scale {
+			t.Errorf("%s: unboxed %d at scale %d, boxed %v, %v", c.in, got.n, c.f.scale, boxed, err)
+		}
+	}
+	if _, ok := srcPGPrim(dec2, nil, time.UTC); ok {
+		t.Error("a null NUMERIC was unboxed")
+	}
+}
