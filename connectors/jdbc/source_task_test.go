@@ -283,22 +283,7 @@ func TestSourceNullIncrementing(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer task.Stop()
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			recs, err := task.Poll(context.Background())
-			if err != nil {
-				if !strings.Contains(err.Error(), "Null value for incrementing column id of "+table) {
-					t.Fatalf("Poll error %v", err)
-				}
-				break
-			}
-			if len(recs) > 0 {
-				t.Fatalf("Poll returned %d records before the null row", len(recs))
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("the null incrementing value was not reported")
-			}
-		}
+		srcPollUntilError(t, task, "Null value for incrementing column id of "+table)
 	})
 }
 
@@ -499,21 +484,29 @@ func TestSourceDecimalIncrementing(t *testing.T) {
 		table := srcTableID(db, "frac_ids").String()
 		frac := srcStartTask(t, srcBaseConfig(db, map[string]string{srcMode: "incrementing",
 			srcIncrementingColumn: "id", srcTableWhitelist: "frac_ids"}), &srcTestContext{})
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			recs, err := frac.Poll(context.Background())
-			if err != nil {
-				if !strings.Contains(err.Error(), "Scale of Decimal value for incrementing column id of "+table+" must be 0") {
-					t.Fatalf("Poll error %v", err)
-				}
-				break
-			}
-			if len(recs) > 0 {
-				t.Fatalf("Poll returned %d records of a fractional incrementing column", len(recs))
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("the fractional incrementing value was not reported")
-			}
-		}
+		srcPollUntilError(t, frac, "Scale of Decimal value for incrementing column id of "+table+" must be 0")
 	})
+}
+
+// srcPollUntilError polls task until it fails with an error holding want,
+// failing if a record comes first or nothing fails before a deadline: a
+// row the task cannot take stops it and is not skipped.
+func srcPollUntilError(t *testing.T, task *SourceTask, want string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		recs, err := task.Poll(context.Background())
+		if err != nil {
+			if !strings.Contains(err.Error(), want) {
+				t.Fatalf("Poll error %v, want one with %q", err, want)
+			}
+			return
+		}
+		if len(recs) > 0 {
+			t.Fatalf("Poll returned %d records before failing with %q", len(recs), want)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no Poll failed with %q", want)
+		}
+	}
 }
