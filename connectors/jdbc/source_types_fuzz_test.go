@@ -21,16 +21,8 @@ var srcFuzzOIDs = []uint32{pgtype.TextOID, pgtype.Int8OID, pgtype.Int4OID, pgtyp
 // unboxed (srcPGPrim) must be the one the boxed decoder gives.
 func FuzzSourcePGBinary(f *testing.F) {
 	be := func(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
-	tm := pgtype.NewMap()
 	for _, s := range []string{"123.45", "-0.01", "0", "1.5", "-999999999999.99", "12345678901234567.89", "NaN"} {
-		var n pgtype.Numeric
-		if err := n.Scan(s); err != nil {
-			f.Fatal(err)
-		}
-		b, err := tm.Encode(pgtype.NumericOID, pgtype.BinaryFormatCode, n, nil)
-		if err != nil {
-			f.Fatal(err)
-		}
+		b := srcPGNumericBytes(f, s)
 		f.Add(uint8(12), uint8(2), false, b)
 		f.Add(uint8(12), uint8(0), true, b)
 	}

@@ -326,18 +326,7 @@ func TestSourcePGPrim(t *testing.T) {
 // A NUMERIC read as a Decimal is unboxed when the boxed decoder would take
 // its int64 path, and then holds what that path gives.
 func TestSourcePGPrimNumeric(t *testing.T) {
-	tm := pgtype.NewMap()
-	enc := func(s string) []byte {
-		var n pgtype.Numeric
-		if err := n.Scan(s); err != nil {
-			t.Fatal(err)
-		}
-		b, err := tm.Encode(pgtype.NumericOID, pgtype.BinaryFormatCode, n, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	enc := func(s string) []byte { return srcPGNumericBytes(t, s) }
 	dec2 := &srcField{pgOID: pgtype.NumericOID, kind: srcDecimal, scale: 2}
 	dec0 := &srcField{pgOID: pgtype.NumericOID, kind: srcDecimal, scale: 0}
 	for _, c := range []struct {
@@ -376,4 +365,19 @@ func TestSourcePGPrimNumeric(t *testing.T) {
 	if _, ok := srcPGPrim(dec2, nil, time.UTC); ok {
 		t.Error("a null NUMERIC was unboxed")
 	}
+}
+
+// srcPGNumericBytes is PostgreSQL's binary form of the NUMERIC s, as pgx
+// encodes it.
+func srcPGNumericBytes(tb testing.TB, s string) []byte {
+	tb.Helper()
+	var n pgtype.Numeric
+	if err := n.Scan(s); err != nil {
+		tb.Fatal(err)
+	}
+	b, err := pgtype.NewMap().Encode(pgtype.NumericOID, pgtype.BinaryFormatCode, n, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
 }
