@@ -1343,27 +1343,14 @@ var srcPow10 = func() (p [19]int64) {
 	return
 }()
 
-// srcPGNumeric decodes PostgreSQL's binary numeric: ndigits, weight,
-// sign, dscale, then base-10000 digits, the first of weight 10000^weight.
+// srcPGNumeric decodes PostgreSQL's binary numeric (srcPGNumericHead) as
+// f's kind: through an int64 when its value fits one, else a big.Int.
 func srcPGNumeric(f *srcField, b []byte, decs *srcDecimals) (any, error) {
-	if len(b) < 8 {
-		return nil, fmt.Errorf("a %d-byte numeric", len(b))
+	n, err := srcPGNumericHead(b)
+	if err != nil {
+		return nil, err
 	}
-	ndigits := int(int16(binary.BigEndian.Uint16(b)))
-	weight := int(int16(binary.BigEndian.Uint16(b[2:])))
-	sign := binary.BigEndian.Uint16(b[4:])
-	if sign != 0 && sign != 0x4000 {
-		return nil, fmt.Errorf("the value is NaN or infinite, which Connect numbers cannot hold")
-	}
-	if len(b) != 8+2*ndigits {
-		return nil, fmt.Errorf("a %d-byte numeric of %d digits", len(b), ndigits)
-	}
-	// The digits as one integer u, of scale 4*(ndigits-1-weight).
-	scale := int32(4 * (ndigits - 1 - weight))
-	if ndigits == 0 {
-		scale = 0
-	}
-	if v, ok := srcPGNumeric64(f, b, ndigits, scale, sign); ok {
+	if v, ok := n.int64At(f); ok {
 		switch f.kind {
 		case srcDecimal:
 			return decs.small(v, f.scale), nil
@@ -1373,14 +1360,49 @@ func srcPGNumeric(f *srcField, b []byte, decs *srcDecimals) (any, error) {
 	}
 	u := new(big.Int)
 	w := big.NewInt(10000)
-	for i := range ndigits {
+	for i := range n.ndigits {
 		u.Mul(u, w)
-		u.Add(u, big.NewInt(int64(binary.BigEndian.Uint16(b[8+2*i:]))))
+		u.Add(u, big.NewInt(int64(n.digit(i))))
 	}
-	if sign == 0x4000 {
+	if n.neg {
 		u.Neg(u)
 	}
-	return srcFromDecimal(f, u, scale)
+	return srcFromDecimal(f, u, n.scale)
+}
+
+// srcPGNum is a binary numeric whose header was checked: ndigits
+// base-10000 digits after the 8-byte header of b, read as one integer of
+// the given scale.
+type srcPGNum struct {
+	b       []byte
+	ndigits int
+	scale   int32
+	neg     bool
+}
+
+func (n srcPGNum) digit(i int) uint16 { return binary.BigEndian.Uint16(n.b[8+2*i:]) }
+
+// srcPGNumericHead checks PostgreSQL's binary numeric header: ndigits,
+// weight, sign, dscale, then base-10000 digits, the first of weight
+// 10000^weight.
+func srcPGNumericHead(b []byte) (srcPGNum, error) {
+	if len(b) < 8 {
+		return srcPGNum{}, fmt.Errorf("a %d-byte numeric", len(b))
+	}
+	ndigits := int(int16(binary.BigEndian.Uint16(b)))
+	weight := int(int16(binary.BigEndian.Uint16(b[2:])))
+	sign := binary.BigEndian.Uint16(b[4:])
+	if sign != 0 && sign != 0x4000 {
+		return srcPGNum{}, fmt.Errorf("the value is NaN or infinite, which Connect numbers cannot hold")
+	}
+	if len(b) != 8+2*ndigits {
+		return srcPGNum{}, fmt.Errorf("a %d-byte numeric of %d digits", len(b), ndigits)
+	}
+	n := srcPGNum{b: b, ndigits: ndigits, neg: sign == 0x4000}
+	if ndigits > 0 {
+		n.scale = int32(4 * (ndigits - 1 - weight))
+	}
+	return n, nil
 }
 
 // srcPGSmallNumeric is a Decimal field's value, checked as srcPGNumeric
@@ -1388,37 +1410,30 @@ func srcPGNumeric(f *srcField, b []byte, decs *srcDecimals) (any, error) {
 // null and for whatever srcPGNumeric takes the general path for, or
 // refuses.
 func srcPGSmallNumeric(f *srcField, b []byte) (int64, bool) {
-	if f.kind != srcDecimal || len(b) < 8 {
+	if f.kind != srcDecimal || b == nil {
 		return 0, false
 	}
-	ndigits := int(int16(binary.BigEndian.Uint16(b)))
-	weight := int(int16(binary.BigEndian.Uint16(b[2:])))
-	sign := binary.BigEndian.Uint16(b[4:])
-	if sign != 0 && sign != 0x4000 || len(b) != 8+2*ndigits {
+	n, err := srcPGNumericHead(b)
+	if err != nil {
 		return 0, false
 	}
-	scale := int32(4 * (ndigits - 1 - weight))
-	if ndigits == 0 {
-		scale = 0
-	}
-	return srcPGNumeric64(f, b, ndigits, scale, sign)
+	return n.int64At(f)
 }
 
-// srcPGNumeric64 is the value of a binary numeric of at most four
-// base-10000 digits (16 decimal digits) at the scale f's kind needs, when
-// an int64 holds it exactly.
-func srcPGNumeric64(f *srcField, b []byte, ndigits int, scale int32, sign uint16) (int64, bool) {
-	if ndigits > 4 {
+// int64At is n at the scale f's kind needs, when n has at most four
+// base-10000 digits (16 decimal digits) and an int64 holds it exactly.
+func (n srcPGNum) int64At(f *srcField) (int64, bool) {
+	if n.ndigits > 4 {
 		return 0, false
 	}
 	var u int64
-	for i := range ndigits {
-		u = u*10000 + int64(binary.BigEndian.Uint16(b[8+2*i:]))
+	for i := range n.ndigits {
+		u = u*10000 + int64(n.digit(i))
 	}
-	if sign == 0x4000 {
+	if n.neg {
 		u = -u
 	}
-	return srcRescale64(u, scale, f)
+	return srcRescale64(u, n.scale, f)
 }
 
 // srcRescale64 rescales u (of scale from) to the scale f's kind needs when
