@@ -141,12 +141,17 @@ func endOffset(ctx context.Context, adm *kadm.Client, topic string) (int64, erro
 	return sum, firstErr
 }
 
-// waitEnd polls the topic's end offset every 5 ms until it reaches n and
-// returns when it did, and when the first record showed up. It gives up
-// at the deadline or when fail delivers an error.
+// waitEnd polls the topic's end offset until it reaches n and returns
+// when it did, and when the first record showed up. It gives up at the
+// deadline or when fail delivers an error.
+//
+// The polls share the machine with the run they time, so there are few
+// of them: every 5 ms until the first record and again near the end, and
+// in between half the time the rate so far says is left (pollGap).
 func waitEnd(ctx context.Context, adm *kadm.Client, topic string, n int64, fail <-chan error) (done, first time.Time, err error) {
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
+	tm := time.NewTimer(0)
+	defer tm.Stop()
+	<-tm.C
 	for {
 		end, err := endOffset(ctx, adm, topic)
 		now := time.Now()
@@ -163,14 +168,28 @@ func waitEnd(ctx context.Context, adm *kadm.Client, topic string, n int64, fail 
 			}
 			return now, first, nil
 		}
+		tm.Reset(pollGap(end, n, now.Sub(first)))
 		select {
 		case <-ctx.Done():
 			return time.Time{}, time.Time{}, fmt.Errorf("topic %s reached %d of %d records before the timeout", topic, end, n)
 		case err := <-fail:
 			return time.Time{}, time.Time{}, err
-		case <-tick.C:
+		case <-tm.C:
 		}
 	}
+}
+
+// pollGap is the wait before the next poll of a topic that holds end of
+// n records, end of them in the time since the first: half of what is
+// left at that rate, between 5 and 100 ms. The end is then seen at most
+// 5 ms late, after about ten polls rather than one every 5 ms.
+func pollGap(end, n int64, since time.Duration) time.Duration {
+	const least, most = 5 * time.Millisecond, 100 * time.Millisecond
+	if end <= 0 || since <= 0 {
+		return least
+	}
+	left := time.Duration(float64(since) * float64(n-end) / float64(end) / 2)
+	return min(max(left, least), most)
 }
 
 // runPlain produces every line of path to topic with a plain franz-go
