@@ -19,6 +19,10 @@ type Struct struct {
 	// values boxed from At, Get and the rest, as any other; a converter
 	// can read them unboxed (Int64At, UnixMilliAt, DecimalAt).
 	prims []int64
+	// strs holds the values of the fields set by SetStringAtUnchecked:
+	// boxing a string into values allocates its header, for each field
+	// of each record.
+	strs []string
 }
 
 // primSlot marks a field whose value is in prims, and what it is.
@@ -33,11 +37,13 @@ const (
 	primInt64 primKind = iota
 	primUTCNanos
 	primDecimal
+	primString
 )
 
 var (
 	int64Slot   any = &primSlot{kind: primInt64}
 	utcTimeSlot any = &primSlot{kind: primUTCNanos}
+	stringSlot  any = &primSlot{kind: primString}
 	// One marker per scale, up to the scales SQL databases allow (38).
 	decimalSlots [39]primSlot
 )
@@ -144,6 +150,8 @@ func (s *Struct) value(i int) any {
 		return s.prims[i]
 	case primUTCNanos:
 		return time.Unix(0, s.prims[i]).UTC()
+	case primString:
+		return s.strs[i]
 	default:
 		return &Decimal{Unscaled: big.NewInt(s.prims[i]), Scale: p.scale}
 	}
@@ -199,6 +207,16 @@ func (s *Struct) SetDecimalAtUnchecked(i int, unscaled int64, scale int32) {
 	s.values[i] = &decimalSlots[scale]
 }
 
+// SetStringAtUnchecked is SetAtUnchecked(i, v) for a STRING field,
+// without boxing v: At(i) returns it as a string.
+func (s *Struct) SetStringAtUnchecked(i int, v string) {
+	if s.strs == nil {
+		s.strs = make([]string, len(s.values))
+	}
+	s.strs[i] = v
+	s.values[i] = stringSlot
+}
+
 func (s *Struct) setPrim(i int, n int64) {
 	if s.prims == nil {
 		s.prims = make([]int64, len(s.values))
@@ -240,6 +258,15 @@ func (s *Struct) UnixMilliAt(i int) (int64, bool) {
 	return ms, true
 }
 
+// StringAt returns field i's value and true when it was set by
+// SetStringAtUnchecked, without boxing it.
+func (s *Struct) StringAt(i int) (string, bool) {
+	if s.values[i] == stringSlot {
+		return s.strs[i], true
+	}
+	return "", false
+}
+
 // DecimalAt returns field i's unscaled value and scale, and true, when it
 // was set by SetDecimalAtUnchecked (unboxed), without making the Decimal.
 func (s *Struct) DecimalAt(i int) (unscaled int64, scale int32, ok bool) {
@@ -251,7 +278,11 @@ func (s *Struct) DecimalAt(i int) (unscaled int64, scale int32, ok bool) {
 
 // Reset unsets every field, so that a source task that reuses its
 // records' memory (see RecordReleaser) can fill s again.
-func (s *Struct) Reset() { clear(s.values) }
+func (s *Struct) Reset() {
+	clear(s.values)
+	// Nor do the strings of the previous values stay reachable.
+	clear(s.strs)
+}
 
 // Validate checks that every required field has a value.
 func (s *Struct) Validate() error {

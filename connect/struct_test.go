@@ -18,7 +18,7 @@ func TestStructUnboxedValues(t *testing.T) {
 	st := NewStruct(s)
 	st.SetInt64AtUnchecked(0, -42)
 	st.SetUnixNanoAtUnchecked(1, at.UnixNano())
-	st.SetAtUnchecked(2, "x")
+	st.SetStringAtUnchecked(2, "x")
 	if v, ok := st.At(0).(int64); !ok || v != -42 {
 		t.Errorf("At(0) = %#v, want int64(-42)", st.At(0))
 	}
@@ -34,6 +34,15 @@ func TestStructUnboxedValues(t *testing.T) {
 	}
 	if tm, ok := st.TimestampAt(1); !ok || tm != at {
 		t.Errorf("TimestampAt(1) = %v, %v", tm, ok)
+	}
+	if v, ok := st.At(2).(string); !ok || v != "x" || st.Get("name") != any("x") {
+		t.Errorf("At(2) = %#v, Get(name) = %#v, want \"x\"", st.At(2), st.Get("name"))
+	}
+	if v, ok := st.StringAt(2); !ok || v != "x" {
+		t.Errorf("StringAt(2) = %q, %v", v, ok)
+	}
+	if _, ok := st.StringAt(0); ok {
+		t.Error("StringAt of an int64 field reported a value")
 	}
 	if _, ok := st.Int64At(2); ok {
 		t.Error("Int64At of a string field reported a value")
@@ -67,9 +76,17 @@ func TestStructUnboxedValues(t *testing.T) {
 	if _, ok := st.Int64At(0); ok || st.At(0) != any(int64(7)) {
 		t.Errorf("after SetAtUnchecked: At(0) = %#v", st.At(0))
 	}
+	st.SetAtUnchecked(2, "y")
+	if _, ok := st.StringAt(2); ok || st.At(2) != any("y") {
+		t.Errorf("after SetAtUnchecked: At(2) = %#v", st.At(2))
+	}
+	st.SetStringAtUnchecked(2, "z")
 	st.Reset()
-	if st.AtWithoutDefault(0) != nil || st.AtWithoutDefault(1) != nil {
+	if st.AtWithoutDefault(0) != nil || st.AtWithoutDefault(1) != nil || st.AtWithoutDefault(2) != nil {
 		t.Error("Reset left values")
+	}
+	if st.strs[2] != "" {
+		t.Error("Reset kept the unboxed string reachable")
 	}
 }
 

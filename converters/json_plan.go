@@ -150,6 +150,11 @@ func (c *JSONConverter) appendPlanned(dst []byte, p *encodePlan, v any) ([]byte,
 				dst = appendBase64Int64(dst, n)
 				continue
 			}
+		case kindString:
+			if str, ok := st.StringAt(i); ok {
+				dst = javajson.AppendString(dst, str)
+				continue
+			}
 		}
 		v := c.fieldValue(st, i)
 		switch fp.kind {

@@ -788,11 +788,13 @@ func TestJSONUnboxedStructValues(t *testing.T) {
 }
 
 func testJSONUnboxed(t *testing.T, s *connect.Schema, at time.Time) {
-	boxed := connect.NewStruct(s).Put("id", int64(-7)).Put("customer", "c").Put("updated_at", at).
+	// A string with what JSON escapes, as Jackson does.
+	const customer = "c \"q\" \\ \u00e9\n\u2028"
+	boxed := connect.NewStruct(s).Put("id", int64(-7)).Put("customer", customer).Put("updated_at", at).
 		Put("amount", &connect.Decimal{Unscaled: big.NewInt(-12345), Scale: 2})
 	unboxed := connect.NewStruct(s)
 	unboxed.SetInt64AtUnchecked(0, -7)
-	unboxed.SetAtUnchecked(1, "c")
+	unboxed.SetStringAtUnchecked(1, customer)
 	unboxed.SetUnixNanoAtUnchecked(2, at.UnixNano())
 	unboxed.SetDecimalAtUnchecked(3, -12345, 2)
 	for _, cfg := range []map[string]string{

@@ -648,6 +648,8 @@ func (t *SourceTask) row(q *srcQuerier, st *connect.Struct) (r srcRow, ok bool, 
 			st.SetUnixNanoAtUnchecked(i, p.n)
 		case srcPrimDecimal:
 			st.SetDecimalAtUnchecked(i, p.n, q.m.fields[i].scale)
+		case srcPrimString:
+			st.SetStringAtUnchecked(i, p.s)
 		default:
 			st.SetAtUnchecked(i, q.vals[i])
 		}
@@ -847,16 +849,21 @@ func srcDecimalScaleFatal(q *srcQuerier) error {
 
 // incrementing is the current row's value of the incrementing column.
 func (q *srcQuerier) incrementing() (int64, error) {
+	f := q.m.fields[q.incIdx]
+	invalid := func() error {
+		return &srcFatal{fmt.Sprintf("Invalid type for incrementing column %s of %s: %s", q.incCol, q.name, f.schema.Type)}
+	}
 	switch p := q.prims[q.incIdx]; p.kind {
 	case srcPrimInt64:
 		return p.n, nil
 	case srcPrimDecimal:
-		if q.m.fields[q.incIdx].scale != 0 {
+		if f.scale != 0 {
 			return 0, srcDecimalScaleFatal(q)
 		}
 		return p.n, nil
+	case srcPrimString:
+		return 0, invalid()
 	}
-	f := q.m.fields[q.incIdx]
 	switch n := q.vals[q.incIdx].(type) {
 	case nil:
 		return 0, &srcFatal{fmt.Sprintf("Null value for incrementing column %s of %s (of type %s): the incrementing "+
@@ -878,7 +885,7 @@ func (q *srcQuerier) incrementing() (int64, error) {
 		}
 		return n.Unscaled.Int64(), nil
 	}
-	return 0, &srcFatal{fmt.Sprintf("Invalid type for incrementing column %s of %s: %s", q.incCol, q.name, f.schema.Type)}
+	return 0, invalid()
 }
 
 // Stop closes the result and the connection.

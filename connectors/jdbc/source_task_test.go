@@ -287,6 +287,35 @@ func TestSourceNullIncrementing(t *testing.T) {
 	})
 }
 
+// An incrementing column of text fails the task on its first row, as
+// Confluent's does. On PostgreSQL the query itself fails (an integer
+// offset against a text column): that error is logged and the query run
+// again, as Confluent's is.
+func TestSourceTextIncrementing(t *testing.T) {
+	eachDB(t, func(t *testing.T, db *testDB) {
+		db.exec(t, "CREATE TABLE text_ids (id VARCHAR(10) NOT NULL, note TEXT)")
+		db.exec(t, "INSERT INTO text_ids VALUES ('1', 'a'), ('2', 'b')")
+		table := srcTableID(db, "text_ids").String()
+		cfg := srcBaseConfig(db, map[string]string{srcMode: "incrementing", srcIncrementingColumn: "id",
+			srcTableWhitelist: "text_ids", srcPollInterval: "10"})
+		task := NewSourceTask()
+		task.idleWait = 50 * time.Millisecond
+		if err := task.Start(&srcTestContext{}, srcTaskConfigs(t, cfg, 1)[0]); err != nil {
+			t.Fatal(err)
+		}
+		defer task.Stop()
+		if db.Dialect != PostgreSQL {
+			srcPollUntilError(t, task, "Invalid type for incrementing column id of "+table+": STRING")
+			return
+		}
+		for range 3 {
+			if recs, err := task.Poll(context.Background()); len(recs) != 0 || err != nil {
+				t.Fatalf("PostgreSQL: %d records, %v; want none, the query refused and run again", len(recs), err)
+			}
+		}
+	})
+}
+
 // Poll waits about idleWait when nothing is due, without spinning, and
 // returns at once when its context is done.
 func TestSourcePollWaitsAndStops(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -62,12 +63,14 @@ type srcField struct {
 	strings *srcInterner
 }
 
-// srcInterner hands out one shared value per distinct string of a column
-// whose values repeat (statuses, countries, ...), which saves allocating a
-// string and boxing it for each row. It stops caching a column whose
-// values mostly differ. One result reads it at a time.
+// srcInterner hands out one shared string per distinct value of a column
+// whose values repeat (statuses, countries, ...): the rows of a batch
+// then share a few strings that stay in the caches, rather than each
+// bringing bytes of its own to the goroutine that converts it. It stops
+// caching a column whose values mostly differ, whose texts then go to the
+// result's arena. One result reads it at a time.
 type srcInterner struct {
-	m            map[string]any
+	m            map[string]string
 	lookups, hit int
 	off          bool
 }
@@ -77,28 +80,61 @@ const (
 	srcInternProbe = 4096 // lookups before judging the hit rate
 )
 
-func (in *srcInterner) get(b []byte) any {
+func (in *srcInterner) get(b []byte, arena *srcArena) string {
 	if in == nil || in.off || len(b) > 64 {
-		return string(b)
+		return arena.str(b)
 	}
 	in.lookups++
-	if v, ok := in.m[string(b)]; ok {
+	if s, ok := in.m[string(b)]; ok {
 		in.hit++
-		return v
+		return s
 	}
 	if in.lookups >= srcInternProbe && in.hit*4 < in.lookups {
 		in.off, in.m = true, nil
-		return string(b)
+		return arena.str(b)
 	}
+	// An allocation of its own: the table keeps it as long as it reads
+	// the column, which a chunk of the arena should not be kept for.
 	s := string(b)
-	var v any = s
 	if len(in.m) < srcInternMax {
 		if in.m == nil {
-			in.m = make(map[string]any)
+			in.m = make(map[string]string)
 		}
-		in.m[s] = v
+		in.m[s] = s
 	}
-	return v
+	return s
+}
+
+// srcArena holds the text values of a result's rows. The connection's
+// buffer, which holds a row's bytes, is overwritten by the next row, so
+// each value is copied out; here it is copied into a chunk shared by
+// many values and read as a string over those bytes, which costs neither
+// an allocation per value nor one to box the string (a row's text goes
+// into its struct unboxed, connect.Struct.SetStringAtUnchecked). A chunk
+// is only ever appended to, never written again where a string covers
+// it, and lives as long as any of its strings does.
+type srcArena struct{ buf []byte }
+
+const (
+	srcArenaChunk = 64 << 10
+	// A longer value gets an allocation of its own rather than most of a
+	// chunk.
+	srcArenaMax = srcArenaChunk / 16
+)
+
+func (a *srcArena) str(b []byte) string {
+	n := len(b)
+	switch {
+	case n == 0:
+		return ""
+	case n > srcArenaMax:
+		return string(b)
+	case cap(a.buf)-len(a.buf) < n:
+		a.buf = make([]byte, 0, srcArenaChunk)
+	}
+	start := len(a.buf)
+	a.buf = append(a.buf, b...)
+	return unsafe.String(&a.buf[start], n)
 }
 
 // srcPrecisionParameter is the Decimal schema parameter Confluent adds
@@ -1000,15 +1036,17 @@ type srcPGResult struct {
 	// Once unbox was called: per mapping field, whether next left its
 	// value in prims rather than boxed in vals.
 	prims []srcPrim
+	arena srcArena
 }
 
 // srcPrim is a row's value that next left unboxed: a BIGINT, a timestamp
-// in UTC as nanoseconds since the epoch, or a decimal's unscaled value at
-// its field's scale (what boxing them for each row costs the table read
-// is about a tenth of its CPU).
+// in UTC as nanoseconds since the epoch, a decimal's unscaled value at
+// its field's scale, or a text (what boxing them for each row costs the
+// table read is about a tenth of its CPU).
 type srcPrim struct {
 	kind srcPrimKind
 	n    int64
+	s    string
 }
 
 type srcPrimKind uint8
@@ -1018,6 +1056,7 @@ const (
 	srcPrimInt64
 	srcPrimUTCNanos
 	srcPrimDecimal
+	srcPrimString
 )
 
 // srcUnboxer is a result that can leave some values unboxed.
@@ -1033,10 +1072,17 @@ func (r *srcPGResult) unbox() []srcPrim {
 }
 
 // srcPGPrim decodes f's binary value b unboxed, when it is a BIGINT, a
-// timestamp read in UTC that nanoseconds since the epoch hold, or a
-// NUMERIC read as a Decimal whose unscaled value an int64 holds.
-func srcPGPrim(f *srcField, b []byte, loc *time.Location) (srcPrim, bool) {
-	if f.pgOID == pgtype.NumericOID {
+// timestamp read in UTC that nanoseconds since the epoch hold, a NUMERIC
+// read as a Decimal whose unscaled value an int64 holds, or a text
+// (interned, or into arena).
+func srcPGPrim(f *srcField, b []byte, loc *time.Location, arena *srcArena) (srcPrim, bool) {
+	switch f.pgOID {
+	case pgtype.TextOID, pgtype.VarcharOID, pgtype.BPCharOID, pgtype.NameOID:
+		if b == nil {
+			return srcPrim{}, false // null
+		}
+		return srcPrim{kind: srcPrimString, s: f.strings.get(b, arena)}, true
+	case pgtype.NumericOID:
 		if v, ok := srcPGSmallNumeric(f, b); ok {
 			return srcPrim{kind: srcPrimDecimal, n: v}, true
 		}
@@ -1084,7 +1130,7 @@ func (r *srcPGResult) next(vals []any) bool {
 		if r.prims != nil {
 			r.prims[i] = srcPrim{}
 			if r.fast[i] {
-				if p, ok := srcPGPrim(f, raw[f.col], r.loc); ok {
+				if p, ok := srcPGPrim(f, raw[f.col], r.loc, &r.arena); ok {
 					r.prims[i] = p
 					continue
 				}
@@ -1202,7 +1248,7 @@ func srcPGDecode(f *srcField, b []byte, loc *time.Location, decs *srcDecimals) (
 	}
 	switch f.pgOID {
 	case pgtype.TextOID, pgtype.VarcharOID, pgtype.BPCharOID, pgtype.NameOID:
-		return f.strings.get(b), nil
+		return string(b), nil
 	case pgtype.Int8OID:
 		if err := be(8); err != nil {
 			return nil, err

@@ -48,7 +48,8 @@ func FuzzSourcePGBinary(f *testing.F) {
 		}
 		var decs srcDecimals
 		boxed, err := srcPGDecode(fld, b, loc, &decs)
-		p, ok := srcPGPrim(fld, b, loc)
+		var arena srcArena
+		p, ok := srcPGPrim(fld, b, loc, &arena)
 		if !ok {
 			return
 		}
@@ -68,6 +69,10 @@ func FuzzSourcePGBinary(f *testing.F) {
 			d, isDec := boxed.(*connect.Decimal)
 			if !isDec || !d.Unscaled.IsInt64() || d.Unscaled.Int64() != p.n || d.Scale != fld.scale {
 				t.Fatalf("numeric: unboxed %d at scale %d, boxed %v", p.n, fld.scale, boxed)
+			}
+		case srcPrimString:
+			if boxed != any(p.s) {
+				t.Fatalf("text: unboxed %q, boxed %#v", p.s, boxed)
 			}
 		default:
 			t.Fatalf("oid %d: unboxed as kind %d", fld.pgOID, p.kind)

@@ -5,9 +5,11 @@ import (
 	"math"
 	"math/big"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/connectd/connectd/connect"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -279,8 +281,9 @@ func TestSourceValueErrorsFailTheTask(t *testing.T) {
 	})
 }
 
-// srcPGPrim leaves a BIGINT, and a timestamp read in UTC that nanoseconds
-// since the epoch hold, unboxed; anything else goes to srcPGDecode.
+// srcPGPrim leaves a BIGINT, a timestamp read in UTC that nanoseconds
+// since the epoch hold, and a text unboxed; anything else goes to
+// srcPGDecode.
 func TestSourcePGPrim(t *testing.T) {
 	be := func(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
 	// PostgreSQL's microseconds since 2000 of an instant.
@@ -302,21 +305,25 @@ func TestSourcePGPrim(t *testing.T) {
 		want srcPrim
 		ok   bool
 	}{
-		{"bigint", int8F, be(math.MinInt64), time.UTC, srcPrim{srcPrimInt64, math.MinInt64}, true},
+		{"bigint", int8F, be(math.MinInt64), time.UTC, srcPrim{kind: srcPrimInt64, n: math.MinInt64}, true},
 		{"null", int8F, nil, time.UTC, srcPrim{}, false},
 		{"int4", &srcField{pgOID: pgtype.Int4OID}, []byte{0, 0, 0, 1}, time.UTC, srcPrim{}, false},
-		{"latest instant", tsF, be(pgMicros(maxNanos)), time.UTC, srcPrim{srcPrimUTCNanos, maxNanos.UnixNano()}, true},
+		{"latest instant", tsF, be(pgMicros(maxNanos)), time.UTC, srcPrim{kind: srcPrimUTCNanos, n: maxNanos.UnixNano()}, true},
 		{"past 2262", tsF, be(pgMicros(maxNanos) + 1), time.UTC, srcPrim{}, false},
-		{"earliest instant", tstzF, be(pgMicros(minNanos)), time.UTC, srcPrim{srcPrimUTCNanos, minNanos.UnixNano()}, true},
+		{"earliest instant", tstzF, be(pgMicros(minNanos)), time.UTC, srcPrim{kind: srcPrimUTCNanos, n: minNanos.UnixNano()}, true},
 		{"before 1677", tstzF, be(pgMicros(minNanos) - 1), time.UTC, srcPrim{}, false},
 		{"infinity", tsF, be(math.MaxInt64), time.UTC, srcPrim{}, false},
 		{"-infinity", tstzF, be(math.MinInt64), time.UTC, srcPrim{}, false},
 		// db.timezone: a TIMESTAMP is a wall clock there, a TIMESTAMPTZ
 		// an instant still.
 		{"timestamp, db.timezone", tsF, be(0), ny, srcPrim{}, false},
-		{"timestamptz, db.timezone", tstzF, be(0), ny, srcPrim{srcPrimUTCNanos, srcPGEpoch.UnixNano()}, true},
+		{"timestamptz, db.timezone", tstzF, be(0), ny, srcPrim{kind: srcPrimUTCNanos, n: srcPGEpoch.UnixNano()}, true},
+		{"text", &srcField{pgOID: pgtype.TextOID}, []byte("customer-1"), time.UTC, srcPrim{kind: srcPrimString, s: "customer-1"}, true},
+		{"empty varchar", &srcField{pgOID: pgtype.VarcharOID}, []byte{}, time.UTC, srcPrim{kind: srcPrimString}, true},
+		{"null text", &srcField{pgOID: pgtype.TextOID}, nil, time.UTC, srcPrim{}, false},
 	} {
-		got, ok := srcPGPrim(c.f, c.b, c.loc)
+		var arena srcArena
+		got, ok := srcPGPrim(c.f, c.b, c.loc, &arena)
 		if got != c.want || ok != c.ok {
 			t.Errorf("%s: %+v, %v; want %+v, %v", c.name, got, ok, c.want, c.ok)
 		}
@@ -348,8 +355,8 @@ func TestSourcePGPrimNumeric(t *testing.T) {
 		{&srcField{pgOID: pgtype.NumericOID, kind: srcInt64}, "42", 0, false}, // only Decimal fields
 	} {
 		b := enc(c.in)
-		got, ok := srcPGPrim(c.f, b, time.UTC)
-		if ok != c.ok || ok && got != (srcPrim{srcPrimDecimal, c.want}) {
+		got, ok := srcPGPrim(c.f, b, time.UTC, &srcArena{})
+		if ok != c.ok || ok && got != (srcPrim{kind: srcPrimDecimal, n: c.want}) {
 			t.Errorf("%s at scale %d: %+v, %v; want %d, %v", c.in, c.f.scale, got, ok, c.want, c.ok)
 		}
 		if !ok {
@@ -362,7 +369,7 @@ func TestSourcePGPrimNumeric(t *testing.T) {
 			t.Errorf("%s: unboxed %d at scale %d, boxed %v, %v", c.in, got.n, c.f.scale, boxed, err)
 		}
 	}
-	if _, ok := srcPGPrim(dec2, nil, time.UTC); ok {
+	if _, ok := srcPGPrim(dec2, nil, time.UTC, &srcArena{}); ok {
 		t.Error("a null NUMERIC was unboxed")
 	}
 }
@@ -380,4 +387,93 @@ func srcPGNumericBytes(tb testing.TB, s string) []byte {
 		tb.Fatal(err)
 	}
 	return b
+}
+
+// The arena's strings are copies: the row buffer they came from is
+// overwritten by the next row, and they keep their bytes as later values
+// fill their chunk and the next ones.
+func TestSourceArena(t *testing.T) {
+	var arena srcArena
+	var got, want []string
+	buf := make([]byte, 0, srcArenaMax+1)
+	for i := 0; len(want) < 3*srcArenaChunk/8; i++ {
+		buf = strconv.AppendInt(buf[:0], int64(i), 10)
+		if i%1000 == 0 {
+			// Now and then one over srcArenaMax, which is allocated apart,
+			// and an empty one.
+			buf = append(buf, strings.Repeat("x", srcArenaMax)...)
+			want, got = append(want, ""), append(got, arena.str(nil))
+		}
+		want = append(want, string(buf))
+		got = append(got, arena.str(buf))
+		// As the connection's next row does.
+		clear(buf)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("value %d: %q, want %q", i, got[i], want[i])
+		}
+	}
+	// Into a struct, a text costs no allocation of its own: only the
+	// chunks do, one per few thousand short values.
+	st := connect.NewStruct(connect.StructSchema("row", connect.Field{Name: "c", Schema: connect.StringSchema}))
+	st.SetStringAtUnchecked(0, "")
+	allocs := testing.AllocsPerRun(20, func() {
+		for i := range 1000 {
+			buf = strconv.AppendInt(append(buf[:0], "customer-"...), int64(i), 10)
+			st.SetStringAtUnchecked(0, arena.str(buf))
+		}
+	})
+	if allocs > 1 {
+		t.Errorf("%.1f allocations for 1,000 texts, want at most 1 (a chunk)", allocs)
+	}
+}
+
+// A column whose values repeat gets one string per value; one whose
+// values mostly differ stops being interned and goes to the arena, where
+// a text costs no allocation of its own.
+func TestSourceInterner(t *testing.T) {
+	var arena srcArena
+	in := &srcInterner{}
+	first := map[string]*byte{}
+	buf := []byte{}
+	for i := range 3 * srcInternProbe {
+		buf = strconv.AppendInt(append(buf[:0], "status-"...), int64(i%10), 10)
+		s := in.get(buf, &arena)
+		if s != string(buf) {
+			t.Fatalf("got %q for %q", s, buf)
+		}
+		if p, ok := first[s]; !ok {
+			first[s] = unsafe.StringData(s)
+		} else if p != unsafe.StringData(s) {
+			t.Fatalf("%q: a second string for a repeated value", s)
+		}
+	}
+	if in.off {
+		t.Fatal("interning stopped for a column of 10 values")
+	}
+	unique := &srcInterner{}
+	n := 0
+	next := func() string {
+		n++
+		buf = strconv.AppendInt(append(buf[:0], "customer-"...), int64(n), 10)
+		s := unique.get(buf, &arena)
+		if s != string(buf) {
+			t.Fatalf("got %q for %q", s, buf)
+		}
+		return s
+	}
+	for range srcInternProbe {
+		next()
+	}
+	if !unique.off || unique.m != nil {
+		t.Fatal("interning went on for a column whose values all differ")
+	}
+	if allocs := testing.AllocsPerRun(20, func() {
+		for range 1000 {
+			next()
+		}
+	}); allocs > 1 {
+		t.Errorf("%.1f allocations for 1,000 distinct texts, want at most 1 (a chunk)", allocs)
+	}
 }
