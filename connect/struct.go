@@ -25,7 +25,8 @@ type Struct struct {
 	strs []string
 }
 
-// primSlot marks a field whose value is in prims, and what it is.
+// primSlot marks a field whose value is in prims (or, for a string, in
+// strs), and what it is.
 type primSlot struct {
 	kind  primKind
 	scale int32 // a decimal's
@@ -139,7 +140,8 @@ func (s *Struct) At(i int) any {
 	return s.schema.Fields[i].Schema.Default
 }
 
-// value is field i's value, boxed if it is in prims; nil when unset.
+// value is field i's value, boxed if it is in prims or strs; nil when
+// unset.
 func (s *Struct) value(i int) any {
 	p, ok := s.values[i].(*primSlot)
 	if !ok {

@@ -843,25 +843,28 @@ func (t *SourceTask) advance(q *srcQuerier, r srcRow) error {
 	return nil
 }
 
-func srcDecimalScaleFatal(q *srcQuerier) error {
-	return &srcFatal{fmt.Sprintf("Scale of Decimal value for incrementing column %s of %s must be 0", q.incCol, q.name)}
-}
-
 // incrementing is the current row's value of the incrementing column.
 func (q *srcQuerier) incrementing() (int64, error) {
 	f := q.m.fields[q.incIdx]
 	invalid := func() error {
 		return &srcFatal{fmt.Sprintf("Invalid type for incrementing column %s of %s: %s", q.incCol, q.name, f.schema.Type)}
 	}
+	scaleFatal := func() error {
+		return &srcFatal{fmt.Sprintf("Scale of Decimal value for incrementing column %s of %s must be 0", q.incCol, q.name)}
+	}
 	switch p := q.prims[q.incIdx]; p.kind {
 	case srcPrimInt64:
 		return p.n, nil
 	case srcPrimDecimal:
 		if f.scale != 0 {
-			return 0, srcDecimalScaleFatal(q)
+			return 0, scaleFatal()
 		}
 		return p.n, nil
-	case srcPrimString:
+	case srcPrimBoxed:
+		// In q.vals, below.
+	default:
+		// Any other value left unboxed (a text, a timestamp) is of a type
+		// no incrementing column has.
 		return 0, invalid()
 	}
 	switch n := q.vals[q.incIdx].(type) {
@@ -878,7 +881,7 @@ func (q *srcQuerier) incrementing() (int64, error) {
 		return int64(n), nil
 	case *connect.Decimal:
 		if n.Scale != 0 {
-			return 0, srcDecimalScaleFatal(q)
+			return 0, scaleFatal()
 		}
 		if !n.Unscaled.IsInt64() {
 			return 0, &srcFatal{fmt.Sprintf("Decimal value for incrementing column %s of %s exceeded Long.MAX_VALUE", q.incCol, q.name)}
