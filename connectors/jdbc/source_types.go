@@ -1454,16 +1454,41 @@ func srcPGNumericHead(b []byte) (srcPGNum, error) {
 // srcPGSmallNumeric is a Decimal field's value, checked as srcPGNumeric
 // checks it, as an unscaled int64 at the field's scale; ok is false for a
 // null and for whatever srcPGNumeric takes the general path for, or
-// refuses.
+// refuses. It is srcPGNumericHead and int64At in one pass, for the row
+// loop: a value a row, where those two cost about three times as much.
 func srcPGSmallNumeric(f *srcField, b []byte) (int64, bool) {
-	if f.kind != srcDecimal || b == nil {
+	if f.kind != srcDecimal || len(b) < 8 {
 		return 0, false
 	}
-	n, err := srcPGNumericHead(b)
-	if err != nil {
+	head := binary.BigEndian.Uint64(b)
+	ndigits, weight, sign := int(int16(head>>48)), int(int16(head>>32)), uint16(head>>16)
+	if ndigits > 4 || len(b) != 8+2*ndigits || sign&^0x4000 != 0 {
 		return 0, false
 	}
-	return n.int64At(f)
+	var u int64
+	for i := 8; i < len(b); i += 2 {
+		u = u*10000 + int64(binary.BigEndian.Uint16(b[i:]))
+	}
+	if sign != 0 {
+		u = -u
+	}
+	from := 0
+	if ndigits > 0 {
+		from = 4 * (ndigits - 1 - weight)
+	}
+	// The digits are base 10000, so a value usually comes with a scale a
+	// few places above the column's: those divisors are constants here.
+	switch int(f.scale) - from {
+	case 0:
+		return u, true
+	case -1:
+		return u / 10, u%10 == 0
+	case -2:
+		return u / 100, u%100 == 0
+	case -3:
+		return u / 1000, u%1000 == 0
+	}
+	return srcRescale64(u, int32(from), f)
 }
 
 // int64At is n at the scale f's kind needs, when n has at most four

@@ -336,6 +336,8 @@ func TestSourcePGPrimNumeric(t *testing.T) {
 	enc := func(s string) []byte { return srcPGNumericBytes(t, s) }
 	dec2 := &srcField{pgOID: pgtype.NumericOID, kind: srcDecimal, scale: 2}
 	dec0 := &srcField{pgOID: pgtype.NumericOID, kind: srcDecimal, scale: 0}
+	dec1 := &srcField{pgOID: pgtype.NumericOID, kind: srcDecimal, scale: 1}
+	dec3 := &srcField{pgOID: pgtype.NumericOID, kind: srcDecimal, scale: 3}
 	for _, c := range []struct {
 		f    *srcField
 		in   string
@@ -349,6 +351,10 @@ func TestSourcePGPrimNumeric(t *testing.T) {
 		{dec2, "-999999999999.99", -99999999999999, true}, // four base-10000 digits, the most the int64 path takes
 		{dec2, "1.234", 0, false},                         // not exact at scale 2: the boxed path rounds or refuses
 		{dec2, "12345678901234567.89", 0, false},          // more than 16 digits: the big.Int path
+		{dec3, "1.234", 1234, true},                       // digits of scale 4, one place over the field's
+		{dec1, "1.5", 15, true},                           // three places over
+		{dec1, "1.55", 0, false},                          // not exact at scale 1
+		{dec1, "-12345678.9", -123456789, true},
 		{dec0, "1000000000000000", 1000000000000000, true},
 		{dec0, "-7", -7, true},
 		{dec2, "NaN", 0, false},
