@@ -10,6 +10,7 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
+	"math/rand/v2"
 	"regexp"
 	"strconv"
 	"strings"
@@ -69,40 +70,92 @@ type srcField struct {
 // bringing bytes of its own to the goroutine that converts it. It stops
 // caching a column whose values mostly differ, whose texts then go to the
 // result's arena. One result reads it at a time.
+//
+// It is an open-addressing table rather than a Go map: between two rows
+// of a value, the rows in between push the table out of the nearer
+// caches, and a map lookup then waits on its directory, its group and
+// the key's bytes in turn. Here a value of up to 16 bytes is found, and
+// compared, in its slot's words alone.
 type srcInterner struct {
-	m            map[string]string
+	seed         uint64
+	slots        []srcInternSlot // len srcInternSlots once used; "" marks a free slot
+	n            int             // values kept
 	lookups, hit int
 	off          bool
 }
 
+// srcInternSlot is a kept value: s, and the words srcInternWords makes of
+// its bytes.
+type srcInternSlot struct {
+	lo, hi uint64
+	s      string
+}
+
 const (
 	srcInternMax   = 1024 // distinct values kept per column
+	srcInternSlots = 2 * srcInternMax
 	srcInternProbe = 4096 // lookups before judging the hit rate
+	srcInternLen   = 64   // longer values are not interned
 )
 
+// srcInternWords returns two words of b (1 to srcInternLen bytes long)
+// that, with its length, are all of its bytes when it has at most 16:
+// its first and last 8, 4, or for 1 to 3 bytes, its first, middle and
+// last.
+func srcInternWords(b []byte) (lo, hi uint64) {
+	switch n := len(b); {
+	case n >= 8:
+		return binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[n-8:])
+	case n >= 4:
+		return uint64(binary.LittleEndian.Uint32(b)), uint64(binary.LittleEndian.Uint32(b[n-4:]))
+	default:
+		return uint64(b[0])<<16 | uint64(b[n>>1])<<8 | uint64(b[n-1]), 0
+	}
+}
+
 func (in *srcInterner) get(b []byte, arena *srcArena) string {
-	if in == nil || in.off || len(b) > 64 {
+	if in == nil || in.off || len(b) > srcInternLen || len(b) == 0 {
 		return arena.str(b)
 	}
+	if in.slots == nil {
+		in.slots = make([]srcInternSlot, srcInternSlots)
+		// Seeded, so that a table's values cannot be chosen to collide.
+		in.seed = rand.Uint64()
+	}
 	in.lookups++
-	if s, ok := in.m[string(b)]; ok {
-		in.hit++
-		return s
+	lo, hi := srcInternWords(b)
+	h := in.seed ^ uint64(len(b))
+	for i := 8; i < len(b)-8; i += 8 {
+		// The bytes between the first and last 8 of a longer value.
+		h = srcMix(h, binary.LittleEndian.Uint64(b[i:]))
+	}
+	h = srcMix(srcMix(h, lo), hi)
+	i := h & (srcInternSlots - 1)
+	for ; in.slots[i].s != ""; i = (i + 1) & (srcInternSlots - 1) {
+		sl := &in.slots[i]
+		if sl.lo == lo && sl.hi == hi && len(sl.s) == len(b) && (len(b) <= 16 || sl.s == string(b)) {
+			in.hit++
+			return sl.s
+		}
 	}
 	if in.lookups >= srcInternProbe && in.hit*4 < in.lookups {
-		in.off, in.m = true, nil
+		in.off, in.slots = true, nil
 		return arena.str(b)
 	}
 	// An allocation of its own: the table keeps it as long as it reads
 	// the column, which a chunk of the arena should not be kept for.
 	s := string(b)
-	if len(in.m) < srcInternMax {
-		if in.m == nil {
-			in.m = make(map[string]string)
-		}
-		in.m[s] = s
+	if in.n < srcInternMax {
+		in.slots[i] = srcInternSlot{lo: lo, hi: hi, s: s}
+		in.n++
 	}
 	return s
+}
+
+// srcMix folds v into the hash h.
+func srcMix(h, v uint64) uint64 {
+	hi, lo := bits.Mul64(h^v, 0x9e3779b97f4a7c15)
+	return hi ^ lo
 }
 
 // srcArena holds the text values of a result's rows. The connection's

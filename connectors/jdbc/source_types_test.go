@@ -438,6 +438,46 @@ func TestSourceArena(t *testing.T) {
 // A column whose values repeat gets one string per value; one whose
 // values mostly differ stops being interned and goes to the arena, where
 // a text costs no allocation of its own.
+// Values that differ in one byte anywhere, of every length the interner
+// keeps, each get a string of their own bytes, shared between their rows.
+func TestSourceInternerValues(t *testing.T) {
+	var values []string
+	for _, n := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 16, 17, 23, 24, 25, 33, srcInternLen} {
+		base := strings.Repeat("x", n)
+		values = append(values, base)
+		for i := range n {
+			b := []byte(base)
+			b[i] = 'y'
+			values = append(values, string(b))
+		}
+	}
+	if len(values) > srcInternMax {
+		t.Fatalf("%d values, more than the %d kept", len(values), srcInternMax)
+	}
+	in := &srcInterner{}
+	var arena srcArena
+	first := map[string]*byte{}
+	for round := range 5 {
+		for _, v := range values {
+			s := in.get([]byte(v), &arena)
+			if s != v {
+				t.Fatalf("got %q for %q", s, v)
+			}
+			if round == 0 {
+				first[v] = unsafe.StringData(s)
+			} else if unsafe.StringData(s) != first[v] {
+				t.Fatalf("round %d: %q got a string other than its first", round, v)
+			}
+		}
+	}
+	if in.off || in.n != len(values) {
+		t.Errorf("off %v, %d values kept; want on, %d", in.off, in.n, len(values))
+	}
+	if s := in.get(nil, &arena); s != "" {
+		t.Errorf("empty value: %q", s)
+	}
+}
+
 func TestSourceInterner(t *testing.T) {
 	var arena srcArena
 	in := &srcInterner{}
@@ -472,7 +512,7 @@ func TestSourceInterner(t *testing.T) {
 	for range srcInternProbe {
 		next()
 	}
-	if !unique.off || unique.m != nil {
+	if !unique.off || unique.slots != nil {
 		t.Fatal("interning went on for a column whose values all differ")
 	}
 	if allocs := testing.AllocsPerRun(20, func() {
