@@ -1136,7 +1136,10 @@ func srcPGPrim(f *srcField, b []byte, loc *time.Location, arena *srcArena) (srcP
 		}
 		return srcPrim{kind: srcPrimString, s: f.strings.get(b, arena)}, true
 	case pgtype.NumericOID:
-		if v, ok := srcPGSmallNumeric(f, b); ok {
+		if f.kind != srcDecimal {
+			return srcPrim{}, false
+		}
+		if v, ok := srcPGNumeric64(f, b); ok {
 			return srcPrim{kind: srcPrimDecimal, n: v}, true
 		}
 		return srcPrim{}, false
@@ -1445,17 +1448,15 @@ var srcPow10 = func() (p [19]int64) {
 // srcPGNumeric decodes PostgreSQL's binary numeric (srcPGNumericHead) as
 // f's kind: through an int64 when its value fits one, else a big.Int.
 func srcPGNumeric(f *srcField, b []byte, decs *srcDecimals) (any, error) {
+	if v, ok := srcPGNumeric64(f, b); ok {
+		if f.kind == srcDecimal {
+			return decs.small(v, f.scale), nil
+		}
+		return srcNarrow(f.kind, v)
+	}
 	n, err := srcPGNumericHead(b)
 	if err != nil {
 		return nil, err
-	}
-	if v, ok := n.int64At(f); ok {
-		switch f.kind {
-		case srcDecimal:
-			return decs.small(v, f.scale), nil
-		case srcInt8, srcInt16, srcInt32, srcInt64:
-			return srcNarrow(f.kind, v)
-		}
 	}
 	u := new(big.Int)
 	w := big.NewInt(10000)
@@ -1504,13 +1505,21 @@ func srcPGNumericHead(b []byte) (srcPGNum, error) {
 	return n, nil
 }
 
-// srcPGSmallNumeric is a Decimal field's value, checked as srcPGNumeric
-// checks it, as an unscaled int64 at the field's scale; ok is false for a
-// null and for whatever srcPGNumeric takes the general path for, or
-// refuses. It does what srcPGNumericHead and int64At do, in one pass: it
-// runs for every row, where those two took five times as long.
-func srcPGSmallNumeric(f *srcField, b []byte) (int64, bool) {
-	if f.kind != srcDecimal || len(b) < 8 {
+// srcPGNumeric64 is b, a binary numeric that srcPGNumericHead accepts,
+// as an int64 at the scale f's kind needs (srcRescale64), when it has at
+// most four base-10000 digits (16 decimal digits) and the rescale is
+// exact; ok is false otherwise, and for a null. It reads the header and
+// the digits in one pass, for it runs for nearly every value of a row.
+func srcPGNumeric64(f *srcField, b []byte) (int64, bool) {
+	var to int
+	switch f.kind {
+	case srcDecimal:
+		to = int(f.scale)
+	case srcInt8, srcInt16, srcInt32, srcInt64:
+	default:
+		return 0, false
+	}
+	if len(b) < 8 {
 		return 0, false
 	}
 	head := binary.BigEndian.Uint64(b)
@@ -1531,7 +1540,7 @@ func srcPGSmallNumeric(f *srcField, b []byte) (int64, bool) {
 	}
 	// The digits are base 10000, so a value usually comes with a scale a
 	// few places above the column's: those divisors are constants here.
-	switch int(f.scale) - from {
+	switch to - from {
 	case 0:
 		return u, true
 	case -1:
@@ -1542,22 +1551,6 @@ func srcPGSmallNumeric(f *srcField, b []byte) (int64, bool) {
 		return u / 1000, u%1000 == 0
 	}
 	return srcRescale64(u, int32(from), f)
-}
-
-// int64At is n at the scale f's kind needs, when n has at most four
-// base-10000 digits (16 decimal digits) and an int64 holds it exactly.
-func (n srcPGNum) int64At(f *srcField) (int64, bool) {
-	if n.ndigits > 4 {
-		return 0, false
-	}
-	var u int64
-	for i := range n.ndigits {
-		u = u*10000 + int64(n.digit(i))
-	}
-	if n.neg {
-		u = -u
-	}
-	return srcRescale64(u, n.scale, f)
 }
 
 // srcRescale64 rescales u (of scale from) to the scale f's kind needs when
