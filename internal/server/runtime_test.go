@@ -358,6 +358,64 @@ func (t *releasingAcksTask) CommitRecord(rec *connect.SourceRecord, _ connect.Re
 	return nil
 }
 
+// A source record that cannot be converted fails its task with the
+// reason, and nothing of its batch reaches Kafka: the batches before it
+// are sent and their offsets committed, so a restart reads the failed
+// batch again rather than sending part of it twice.
+func TestUnconvertibleRecordSendsNothingOfItsBatch(t *testing.T) {
+	const perBatch = 50
+	class := fmt.Sprintf("test.BadRecordSource%d", recordAcksRuns.Add(1))
+	connect.Register(connect.Plugin{Class: class, Type: connect.PluginSource, Version: "test",
+		New: func() any {
+			return &recordAcksConnector{newTask: func() connect.SourceTask {
+				return &badRecordTask{numberedTask: numberedTask{batches: 2, perBatch: perBatch}}
+			}}
+		}})
+	dir := t.TempDir()
+	w := startWorker(t, dir, stringConverters)
+	w.must(201, "POST", "/connectors", jsonString(map[string]any{
+		"name": "bad", "config": map[string]string{"connector.class": class, "topic": "bad"},
+	}))
+	eventually(t, "the task to fail", func() bool { return w.state("bad") == "RUNNING/FAILED" })
+	body := w.must(200, "GET", "/connectors/bad/tasks/0/status", "")
+	if !strings.Contains(body, "source record has no topic") {
+		t.Fatalf("failed task status %s", body)
+	}
+	// The task flushed its producer before it failed: the end is final.
+	ends, err := kadm.NewClient(w.client()).ListEndOffsets(context.Background(), "bad")
+	if err == nil {
+		err = ends.Error()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	end, _ := ends.Lookup("bad", 0)
+	got := readTopic(t, w.bootstrap(), "bad", int(end.Offset))
+	if len(got) != perBatch || got[0] != "0" || got[perBatch-1] != strconv.Itoa(perBatch-1) {
+		t.Fatalf("topic holds %d records %v, want the first batch's %d", len(got), got, perBatch)
+	}
+	want := fmt.Sprintf(`{"offsets":[{"partition":{"task":"bad"},"offset":{"next":%d}}]}`, perBatch)
+	if body := w.must(200, "GET", "/connectors/bad/offsets", ""); body != want {
+		t.Fatalf("offsets %s, want %s", body, want)
+	}
+}
+
+// badRecordTask numbers its records with source offsets; the second
+// batch's fourth record has no topic.
+type badRecordTask struct{ numberedTask }
+
+func (t *badRecordTask) Poll(ctx context.Context) ([]*connect.SourceRecord, error) {
+	recs, err := t.numberedTask.Poll(ctx)
+	for i, r := range recs {
+		r.SourcePartition = map[string]any{"task": "bad"}
+		r.SourceOffset = map[string]any{"next": t.sent - len(recs) + i + 1}
+		if t.sent > t.perBatch && i == 3 {
+			r.Topic = ""
+		}
+	}
+	return recs, err
+}
+
 // A source task's producer asks for its producer id while the task
 // starts, so that the first batch waits only for its own produce request.
 // The task's Start waits for the broker to see the request; had the

@@ -25,7 +25,7 @@ type sourceTask struct {
 	valueConv connect.Converter
 	client    *kgo.Client
 	// lastBatchBytes is how many bytes the converters wrote for the
-	// last batch; only send uses it.
+	// last batch; only prepare uses it.
 	lastBatchBytes int
 	committer      connect.Committer
 	recordAcks     connect.RecordCommitter
@@ -38,10 +38,10 @@ type sourceTask struct {
 	// committing past an unacknowledged record could lose it in a crash.
 	pending   map[string]*partitionQueue
 	sendErr   error
-	topicSeen map[string]bool // used by the sending goroutine only
+	topicSeen map[string]bool // used by the polling goroutine only
 	lastTopic string          // the topic noteTopic saw last
 
-	// The last partition map seen and its canonical key (sending
+	// The last partition map seen and its canonical key (polling
 	// goroutine only, under mu).
 	lastPartition unsafe.Pointer
 	lastKey       string
@@ -134,21 +134,18 @@ func (s *sourceTask) run(ctx context.Context) {
 	if paused, _ := s.pauseState(); !paused {
 		s.report("RUNNING", "")
 	}
-	// Polling and sending run on two goroutines, so that the task reads
-	// its next batch while the previous one is converted and handed to
-	// the producer. The channel holds one batch: enough to overlap the
-	// two, little enough that a stop leaves almost nothing in flight.
-	batches := make(chan []*connect.SourceRecord, 1)
+	// The task's goroutine polls and converts; a second one hands the
+	// converted records to the producer, whose work per record is as
+	// much again, so that the next batch is read while this one is
+	// sent. The channel holds one batch: enough to overlap the two,
+	// little enough that a stop leaves almost nothing in flight.
+	batches := make(chan *sendBatch, 1)
 	sent := make(chan struct{})
 	go func() {
 		defer close(sent)
-		for recs := range batches {
-			if s.sendErrNow() != nil {
-				continue // the task is failing: send nothing more
-			}
-			if err := s.send(recs); err != nil {
-				s.setSendErr(err)
-				s.cancel()
+		for b := range batches {
+			if s.sendErrNow() == nil { // else the task is failing: send nothing more
+				s.send(b)
 			}
 		}
 	}()
@@ -178,7 +175,7 @@ func (s *sourceTask) run(ctx context.Context) {
 	s.report("UNASSIGNED", "")
 }
 
-func (s *sourceTask) loop(ctx context.Context, batches chan<- []*connect.SourceRecord) error {
+func (s *sourceTask) loop(ctx context.Context, batches chan<- *sendBatch) error {
 	lastCommit := time.Now()
 	for {
 		if !s.waitWhilePaused(ctx, nil) {
@@ -196,7 +193,11 @@ func (s *sourceTask) loop(ctx context.Context, batches chan<- []*connect.SourceR
 		if err == nil && len(recs) > 0 {
 			// Records polled while stopping are still sent: the task
 			// has moved past them.
-			batches <- recs
+			b, err := s.prepare(recs)
+			if err != nil {
+				return err
+			}
+			batches <- b
 		}
 		if ctx.Err() != nil {
 			return nil
@@ -210,23 +211,56 @@ func (s *sourceTask) loop(ctx context.Context, batches chan<- []*connect.SourceR
 	}
 }
 
-func (s *sourceTask) send(recs []*connect.SourceRecord) error {
-	batch := s.track(recs)
-	// One promise for the whole batch, and the Kafka records and their
-	// converted bytes in one block: per-record allocations are what
-	// bounds throughput here.
+// A sendBatch is a polled batch converted to Kafka records.
+type sendBatch struct {
+	recs []*connect.SourceRecord
+	blk  *recordBlock
+	ack  *batchAck
+}
+
+// prepare converts a polled batch and queues its offsets. It runs on the
+// polling goroutine, right after Poll: the converters then read records
+// the task has just written, while they are still in this core's cache,
+// rather than on another core a batch later. A record that fails to
+// convert fails the task with none of its batch sent.
+func (s *sourceTask) prepare(recs []*connect.SourceRecord) (*sendBatch, error) {
+	// The Kafka records and their converted bytes in one block:
+	// per-record allocations are what bounds throughput here.
 	blk := recordBlockFor(len(recs))
 	if cap(blk.buf) == 0 {
 		// Sized to the last batch's bytes rather than grown to them.
 		blk.buf = make([]byte, 0, s.lastBatchBytes+s.lastBatchBytes/8)
 	}
+	// Records without a timestamp get the batch's: franz-go would read
+	// the clock for each.
+	now := time.Now()
+	for i, rec := range recs {
+		if err := s.toKafka(rec, blk, i, now); err != nil {
+			recordBlocks.Put(blk)
+			return nil, err
+		}
+		s.noteTopic(rec.Topic)
+	}
+	s.lastBatchBytes = len(blk.buf)
+	b := &sendBatch{recs: recs, blk: blk, ack: s.track(recs)}
+	if s.recordAcks == nil {
+		// The Kafka records hold converted bytes of their own.
+		s.release(recs)
+	}
+	return b, nil
+}
+
+// send hands a prepared batch to the producer, with one promise for the
+// whole batch.
+func (s *sourceTask) send(b *sendBatch) {
+	recs, blk, ack := b.recs, b.blk, b.ack
 	promise := func(r *kgo.Record, err error) {
 		if err != nil {
 			s.setSendErr(fmt.Errorf("sending a record to topic %s: %w", r.Topic, err))
 			s.cancel()
 			return
 		}
-		if batch.outstanding.Add(-1) == 0 {
+		if ack.outstanding.Add(-1) == 0 {
 			// Kafka acknowledged every record of the block, and franz-go
 			// uses none of them after its promise: the next batch can.
 			recordBlocks.Put(blk)
@@ -236,21 +270,11 @@ func (s *sourceTask) send(recs []*connect.SourceRecord) error {
 			}
 		}
 	}
-	// Records without a timestamp get the batch's: franz-go would read
-	// the clock for each.
-	now := time.Now()
-	for i, rec := range recs {
-		if err := s.toKafka(rec, blk, i, now); err != nil {
-			return err
-		}
-		if i == len(recs)-1 {
-			// Read before the last Produce: once it acknowledges every
-			// record, the block may be in another task's hands.
-			s.lastBatchBytes = len(blk.buf)
-		}
-		s.noteTopic(rec.Topic)
+	kafka := blk.recs[:len(recs)]
+	for i := range kafka {
 		p := promise
 		if s.recordAcks != nil {
+			rec := recs[i]
 			p = func(r *kgo.Record, err error) {
 				// Before promise, which may hand r on to another batch.
 				if err == nil {
@@ -262,13 +286,8 @@ func (s *sourceTask) send(recs []*connect.SourceRecord) error {
 		// Produce blocks while the client buffers too many records,
 		// which is the back-pressure on Poll. No context cancels it: a
 		// record the task handed over is sent even while it stops.
-		s.client.Produce(context.Background(), &blk.recs[i], p)
+		s.client.Produce(context.Background(), &kafka[i], p)
 	}
-	if s.recordAcks == nil {
-		// The Kafka records hold converted bytes of their own.
-		s.release(recs)
-	}
-	return s.sendErrNow()
 }
 
 // release hands a sent batch back to a task that reuses its records.
@@ -283,7 +302,7 @@ func (s *sourceTask) release(recs []*connect.SourceRecord) {
 
 // A recordBlock holds a batch's Kafka records and the bytes its
 // converters appended for them. Blocks whose records Kafka acknowledged
-// go back to recordBlocks for send to fill again: a block of 10,000
+// go back to recordBlocks for prepare to fill again: a block of 10,000
 // records is almost 2 MB plus the bytes, which fresh allocations zero and
 // the collector chases.
 type recordBlock struct {
