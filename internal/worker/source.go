@@ -412,7 +412,7 @@ func headerBytes(v any) []byte {
 }
 
 // track queues, per source partition in the batch, the batch's newest
-// offset behind those already sent, under one lock. A partition whose
+// offset behind those of earlier batches, under one lock. A partition whose
 // records in this batch carry no offset still gets an entry: it holds back
 // later offsets of the partition until the batch is acknowledged.
 func (s *sourceTask) track(recs []*connect.SourceRecord) *batchAck {
