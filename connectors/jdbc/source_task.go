@@ -845,19 +845,12 @@ func (t *SourceTask) advance(q *srcQuerier, r srcRow) error {
 
 // incrementing is the current row's value of the incrementing column.
 func (q *srcQuerier) incrementing() (int64, error) {
-	f := q.m.fields[q.incIdx]
-	invalid := func() error {
-		return &srcFatal{fmt.Sprintf("Invalid type for incrementing column %s of %s: %s", q.incCol, q.name, f.schema.Type)}
-	}
-	scaleFatal := func() error {
-		return &srcFatal{fmt.Sprintf("Scale of Decimal value for incrementing column %s of %s must be 0", q.incCol, q.name)}
-	}
 	switch p := q.prims[q.incIdx]; p.kind {
 	case srcPrimInt64:
 		return p.n, nil
 	case srcPrimDecimal:
-		if f.scale != 0 {
-			return 0, scaleFatal()
+		if q.m.fields[q.incIdx].scale != 0 {
+			return 0, q.incScaleFatal()
 		}
 		return p.n, nil
 	case srcPrimBoxed:
@@ -865,12 +858,12 @@ func (q *srcQuerier) incrementing() (int64, error) {
 	default:
 		// Any other value left unboxed (a text, a timestamp) is of a type
 		// no incrementing column has.
-		return 0, invalid()
+		return 0, q.incTypeFatal()
 	}
 	switch n := q.vals[q.incIdx].(type) {
 	case nil:
 		return 0, &srcFatal{fmt.Sprintf("Null value for incrementing column %s of %s (of type %s): the incrementing "+
-			"column must not hold nulls; the row is not skipped, the task stops", q.incCol, q.name, f.schema.Type)}
+			"column must not hold nulls; the row is not skipped, the task stops", q.incCol, q.name, q.m.fields[q.incIdx].schema.Type)}
 	case int64:
 		return n, nil
 	case int32:
@@ -881,14 +874,22 @@ func (q *srcQuerier) incrementing() (int64, error) {
 		return int64(n), nil
 	case *connect.Decimal:
 		if n.Scale != 0 {
-			return 0, scaleFatal()
+			return 0, q.incScaleFatal()
 		}
 		if !n.Unscaled.IsInt64() {
 			return 0, &srcFatal{fmt.Sprintf("Decimal value for incrementing column %s of %s exceeded Long.MAX_VALUE", q.incCol, q.name)}
 		}
 		return n.Unscaled.Int64(), nil
 	}
-	return 0, invalid()
+	return 0, q.incTypeFatal()
+}
+
+func (q *srcQuerier) incTypeFatal() error {
+	return &srcFatal{fmt.Sprintf("Invalid type for incrementing column %s of %s: %s", q.incCol, q.name, q.m.fields[q.incIdx].schema.Type)}
+}
+
+func (q *srcQuerier) incScaleFatal() error {
+	return &srcFatal{fmt.Sprintf("Scale of Decimal value for incrementing column %s of %s must be 0", q.incCol, q.name)}
 }
 
 // Stop closes the result and the connection.
