@@ -55,6 +55,39 @@ func cgroupMemoryLimit(path string) (int64, bool) {
 	return n, err == nil && n > 0
 }
 
+// logStopping says, as Kafka's "Kafka Connect stopping" does, that the
+// worker begins to stop and why (the signal), so that a stop is never
+// silent in the log, however long the tasks take to stop.
+func logStopping(ctx context.Context) {
+	slog.Info("Kafka Connect stopping", "cause", context.Cause(ctx).Error())
+}
+
+// version is connectd's version as the build recorded it: the module
+// version (or "(devel)" for a build from a checkout), the commit and
+// whether the tree had changes, and the Go release.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = " (modified)"
+			}
+		}
+	}
+	if rev != "" {
+		v += " " + rev[:min(len(rev), 12)] + modified
+	}
+	return v + " " + bi.GoVersion
+}
+
 // root returns the command line, and the function that ends the CPU
 // profile --cpuprofile started, once the command has returned.
 func root() (*cobra.Command, func()) {
@@ -63,6 +96,7 @@ func root() (*cobra.Command, func()) {
 	cmd := &cobra.Command{
 		Use:           "connectd",
 		Short:         "A Kafka Connect-compatible worker",
+		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: false,
 		PersistentPreRunE: func(*cobra.Command, []string) error {
@@ -132,7 +166,9 @@ func standaloneCmd() *cobra.Command {
 				return err
 			}
 			<-ctx.Done()
+			logStopping(ctx)
 			s.Close()
+			slog.Info("Kafka Connect stopped")
 			return nil
 		},
 	}
@@ -158,9 +194,11 @@ func distributedCmd() *cobra.Command {
 			}
 			select {
 			case <-ctx.Done():
+				logStopping(ctx)
 			case <-s.Done():
 			}
 			s.Close()
+			slog.Info("Kafka Connect stopped")
 			return s.Err()
 		},
 	}
@@ -181,7 +219,9 @@ func kafkaCmd() *cobra.Command {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			<-ctx.Done()
+			fmt.Fprintf(os.Stderr, "Kafka broker stopping: %v\n", context.Cause(ctx))
 			b.Close()
+			fmt.Fprintln(os.Stderr, "Kafka broker stopped")
 			return nil
 		},
 	}

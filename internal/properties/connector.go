@@ -3,7 +3,9 @@ package properties
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 )
@@ -90,9 +92,44 @@ func LoadConnectorConfig(path string) (name string, config map[string]string, in
 	}
 	n, ok := props[nameConfig]
 	if !ok {
+		// Kafka reports only the missing name here, which for a JSON file
+		// with a trailing comma or a missing quote hides the real mistake.
+		if jerr := jsonSyntaxError(data); jerr != nil {
+			return "", nil, "", fmt.Errorf("Connector configuration at '%s' is not valid JSON: %w", path, jerr)
+		}
 		return "", nil, "", missingName
 	}
 	return n, props, "", nil
+}
+
+// jsonSyntaxError returns where data, which looks like a JSON object,
+// stops being JSON, as "line L, column C: ...", or nil if data does not
+// start like an object or is valid JSON.
+func jsonSyntaxError(data []byte) error {
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return nil
+	}
+	var v any
+	err := json.NewDecoder(bytes.NewReader(data)).Decode(&v)
+	var syn *json.SyntaxError
+	switch {
+	case errors.As(err, &syn):
+		line, col := lineColumn(data, syn.Offset)
+		return fmt.Errorf("line %d, column %d: %s", line, col, syn.Error())
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		line, col := lineColumn(data, int64(len(data)))
+		return fmt.Errorf("line %d, column %d: unexpected end of JSON input", line, col)
+	}
+	return nil
+}
+
+// lineColumn turns a byte offset into a 1-based line and column.
+func lineColumn(data []byte, off int64) (line, col int) {
+	before := data[:min(off, int64(len(data)))]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = len(before) - bytes.LastIndexByte(before, '\n') - 1
+	return line, col
 }
 
 func nonNullValues(m map[string]*string, path string) (map[string]string, error) {

@@ -170,6 +170,17 @@ func TestLoadConnectorConfig(t *testing.T) {
 			wantName: "x", wantCfg: map[string]string{"{": "1", "name": "x"},
 		},
 		{
+			// Kafka would say only that the name is missing.
+			name: "json with a trailing comma", file: "c.json",
+			content: "{\n  \"name\": \"x\",\n  \"file\": \"in.txt\",\n}\n",
+			wantErr: "Connector configuration at '%s' is not valid JSON: line 4, column 1: invalid character '}' looking for beginning of object key string",
+		},
+		{
+			name: "json cut short", file: "c.json",
+			content: "{\"name\": \"x\", \"config\": {\"file\": \"in.txt\"",
+			wantErr: "Connector configuration at '%s' is not valid JSON: line 1, column 41: unexpected end of JSON input",
+		},
+		{
 			name: "empty file", file: "c.properties",
 			content: "", wantErr: missing,
 		},

@@ -77,6 +77,7 @@ func FuzzLoadConnectorConfig(f *testing.F) {
 		"name=local-file-source\nconnector.class=FileStreamSource\n",
 		"name=\\u12",
 		"{=1\nname=x",
+		"{\n  \"name\": \"x\",\n}\n",
 		"",
 	}
 	for _, s := range append(seeds, parseSeeds...) {

@@ -6,6 +6,7 @@ package servertest
 import (
 	"bytes"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -89,4 +90,16 @@ func ReadLines(path string) []string {
 		return nil
 	}
 	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+}
+
+// FreePort returns a TCP port on 127.0.0.1 that nothing listened on a
+// moment ago, for a server a test starts as another process.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
 }

@@ -14,7 +14,7 @@ import (
 )
 
 func main() {
-	path := filepath.Join("connectd-data", "shop.db")
+	path := filepath.Join("connectd-data", "jdbc", "shop.db")
 	if len(os.Args) > 1 {
 		path = os.Args[1]
 	}
