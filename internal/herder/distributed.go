@@ -173,6 +173,7 @@ func NewDistributed(cfg *worker.Config, dcfg *worker.DistributedConfig, bootstra
 		h.workerID = u.Host
 	}
 	h.w = worker.New(cfg, bootstrap, opts.Dial, offsets, h, opts.Log)
+	h.w.ReserveTopics(dcfg.ConfigTopic, dcfg.OffsetTopic, dcfg.StatusTopic)
 	h.om = offsetsManager{w: h.w, store: offsets}
 	return h
 }

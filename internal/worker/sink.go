@@ -73,20 +73,54 @@ func (w *Worker) newSinkTask(t *Task, task connect.SinkTask, connConfig, taskCon
 		kgo.OnPartitionsRevoked(st.revoked),
 		kgo.OnPartitionsLost(st.lost),
 	}
-	if re := strings.TrimSpace(connConfig["topics.regex"]); re != "" {
-		if _, err := regexp.Compile(re); err != nil {
-			return nil, fmt.Errorf("Invalid value %s for configuration topics.regex: %v", re, err)
-		}
-		opts = append(opts, kgo.ConsumeRegex(), kgo.ConsumeTopics(re))
-	} else {
-		opts = append(opts, kgo.ConsumeTopics(splitList(connConfig["topics"])...))
+	sub, err := w.subscription(connConfig, props)
+	if err != nil {
+		return nil, err
 	}
+	opts = append(opts, sub...)
 	cl, err := w.newClient(props, opts...)
 	if err != nil {
 		return nil, err
 	}
 	st.client = cl
 	return st, nil
+}
+
+// subscription is how a sink's consumer picks its topics: the names in
+// topics as given, or every topic topics.regex matches as a whole name,
+// as Java's Pattern.matcher(topic).matches() does (franz-go's regexes
+// match anywhere in the name), except the worker's own topics: a sink
+// reading them would consume the cluster's configs and offsets, so it
+// gets them only by naming them in topics. franz-go never matches the
+// broker's internal topics (__consumer_offsets, ...), which is what
+// Kafka's consumer does with exclude.internal.topics=true, its default;
+// false is refused rather than ignored.
+func (w *Worker) subscription(connConfig, props map[string]string) ([]kgo.Opt, error) {
+	re := strings.TrimSpace(connConfig["topics.regex"])
+	if re == "" {
+		return []kgo.Opt{kgo.ConsumeTopics(splitList(connConfig["topics"])...)}, nil
+	}
+	if _, err := regexp.Compile(re); err != nil {
+		return nil, fmt.Errorf("Invalid value %s for configuration topics.regex: %v", re, err)
+	}
+	if v, ok := props["exclude.internal.topics"]; ok {
+		exclude, err := connect.ParseValue("exclude.internal.topics", connect.ConfigBoolean, v)
+		if err != nil {
+			return nil, err
+		}
+		if !exclude.(bool) {
+			return nil, fmt.Errorf("Invalid value %s for configuration exclude.internal.topics: connectd's sinks never consume the broker's internal topics through topics.regex; name them in topics instead", v)
+		}
+	}
+	opts := []kgo.Opt{kgo.ConsumeRegex(), kgo.ConsumeTopics("^(?:" + re + ")$")}
+	var own []string
+	for _, topic := range w.reserved {
+		own = append(own, "^"+regexp.QuoteMeta(topic)+"$")
+	}
+	if len(own) > 0 {
+		opts = append(opts, kgo.ConsumeExcludeTopics(own...))
+	}
+	return opts, nil
 }
 
 // Assignment implements connect.SinkTaskContext.

@@ -37,6 +37,7 @@ type Worker struct {
 	offsets   OffsetStore
 	listener  Listener
 	log       *slog.Logger
+	reserved  []string // topics the worker itself writes; see ReserveTopics
 }
 
 // New returns a worker producing to and consuming from bootstrap, whose
@@ -44,6 +45,11 @@ type Worker struct {
 func New(cfg *Config, bootstrap []string, dial DialFunc, offsets OffsetStore, l Listener, log *slog.Logger) *Worker {
 	return &Worker{cfg: cfg, bootstrap: bootstrap, dial: dial, offsets: offsets, listener: l, log: log}
 }
+
+// ReserveTopics names topics the worker itself writes (a distributed
+// worker's config, offsets and status topics): a sink's topics.regex
+// never matches them. Call it before any task starts.
+func (w *Worker) ReserveTopics(topics ...string) { w.reserved = append(w.reserved, topics...) }
 
 // Config returns the worker's configuration.
 func (w *Worker) Config() *Config { return w.cfg }
