@@ -10,6 +10,15 @@
 //
 // Importing the package registers both plugins.
 //
+// # Security
+//
+// The REST API has no authentication: whoever reaches it can create a
+// FileStreamSource of any file the worker's user may read (its lines then
+// sit in a topic anyone with Kafka access reads) and a FileStreamSink
+// appending to any file it may write. Expose the REST listeners only to
+// trusted clients (listeners=http://127.0.0.1:8083, or a proxy that
+// authenticates).
+//
 // # Offsets
 //
 // The source task stores, per file, the partition {"filename": <file>}

@@ -102,8 +102,31 @@
 // prompt. Any other status that is not 2xx, a body that is not JSON, a
 // records pointer that names something other than an array, and a record
 // without a usable id fail the task with the status (or problem) and the
-// start of the body. An empty body (204) and a missing or null records
-// target are an empty page.
+// first 100 bytes of the body, quoted as a Go string (line breaks and
+// control characters escaped), with the body's length when it is longer:
+// the task's error is its status trace, which GET
+// /connectors/<name>/status shows to anyone. An empty body (204) and a
+// missing or null records target are an empty page.
+//
+// # Redirects
+//
+// Redirects are followed, at most 10, as Go's client does, except that
+// while the requests carry credentials (http.auth.type basic or bearer,
+// any http.headers entry, or a user in http.url) a redirect to another
+// origin (scheme, host or port) fails the task, naming the target,
+// instead of sending them there; so does a next-page link
+// (http.page.next.pointer) to another origin. Point http.url at the final
+// endpoint if it is to be trusted.
+//
+// # Security
+//
+// The REST API has no authentication. Whoever reaches it can create an
+// HTTP source polling any URL the worker can reach, internal services and
+// cloud metadata endpoints included, and read what comes back from the
+// topic; a FileStreamSource reads, and a FileStreamSink writes, any file
+// the worker's user may. Expose the REST listeners only to trusted
+// clients (listeners=http://127.0.0.1:8083, or a proxy that
+// authenticates).
 //
 // # Deviations from the reference connectors
 //

@@ -102,19 +102,8 @@ func TestSeedHTTPSourceOffsets(t *testing.T) {
 	api := &ordersAPI{n: 42}
 	srv := httptest.NewServer(api)
 	t.Cleanup(srv.Close)
-	dir := t.TempDir()
-	s, err := server.StartStandalone(context.Background(), map[string]string{
-		"listeners":                    "http://127.0.0.1:0",
-		"embedded.kafka.listeners":     "127.0.0.1:0",
-		"embedded.kafka.data.dir":      filepath.Join(dir, "kafka"),
-		"offset.storage.file.filename": filepath.Join(dir, "connect.offsets"),
-		"offset.flush.interval.ms":     "100",
-	}, nil, logging.NewRegistry(io.Discard))
-	if err != nil {
-		t.Fatalf("starting the worker: %v", err)
-	}
-	t.Cleanup(s.Close)
-	w := &worker{t: t, s: s}
+	w := startWorker(t)
+	s := w.s
 
 	config := map[string]string{
 		"connector.class":                "HttpSource",
@@ -175,6 +164,50 @@ func TestSeedHTTPSourceOffsets(t *testing.T) {
 	eventually(t, "two more polls", func() bool { return api.count("/api/orders?page=1&since_id=42") >= 3 })
 	if recs := readTopic(t, s.Broker.Addr(), "orders", 44); len(recs) != 44 {
 		t.Fatalf("topic holds %d records, want 44", len(recs))
+	}
+}
+
+// startWorker starts a standalone worker with its embedded broker.
+func startWorker(t *testing.T) *worker {
+	t.Helper()
+	dir := t.TempDir()
+	s, err := server.StartStandalone(context.Background(), map[string]string{
+		"listeners":                    "http://127.0.0.1:0",
+		"embedded.kafka.listeners":     "127.0.0.1:0",
+		"embedded.kafka.data.dir":      filepath.Join(dir, "kafka"),
+		"offset.storage.file.filename": filepath.Join(dir, "connect.offsets"),
+		"offset.flush.interval.ms":     "100",
+	}, nil, logging.NewRegistry(io.Discard))
+	if err != nil {
+		t.Fatalf("starting the worker: %v", err)
+	}
+	t.Cleanup(s.Close)
+	return &worker{t: t, s: s}
+}
+
+// An endpoint's error body reaches the task's trace, which anyone who
+// reaches the REST API reads, only as a short quoted excerpt: not what
+// follows it, and not its line breaks.
+func TestFailureTraceQuotesOnlyTheStartOfTheBody(t *testing.T) {
+	body := "internal error: db=10.0.0.5\r\nFAKE-LINE " + strings.Repeat("x", 150) + " SECRET-MARKER"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusForbidden)
+		fmt.Fprint(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	w := startWorker(t)
+	w.must(201, "POST", "/connectors", `{"name":"internal","config":{"connector.class":"HttpSource","http.url":"`+srv.URL+`/admin","http.cursor.id.field":"id","topic":"internal"}}`)
+	var st struct {
+		Tasks []struct{ State, Trace string }
+	}
+	eventually(t, "the task to fail", func() bool {
+		_, resp := w.do("GET", "/connectors/internal/status", "")
+		return json.Unmarshal([]byte(resp), &st) == nil && len(st.Tasks) == 1 && st.Tasks[0].State == "FAILED"
+	})
+	trace := st.Tasks[0].Trace
+	want := `failed with HTTP status 403 Forbidden: "internal error: db=10.0.0.5\r\nFAKE-LINE xxx`
+	if !strings.Contains(trace, want) || strings.Contains(trace, "SECRET-MARKER") || strings.ContainsAny(trace, "\r\n") {
+		t.Fatalf("trace %q, want the quoted start of the body (%s) and nothing after it", trace, want)
 	}
 }
 

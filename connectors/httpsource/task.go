@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"sort"
@@ -23,8 +24,15 @@ import (
 // runtime commits offsets and notices a stop between polls.
 const maxIdle = time.Second
 
-// excerptLen is how much of a response body error messages quote.
-const excerptLen = 512
+// excerptLen is how much of a response body error messages quote. A
+// task's error becomes its status trace, which anyone who reaches the
+// REST API reads: a body from an internal endpoint must not be shown
+// beyond what identifies the error.
+const excerptLen = 100
+
+// maxRedirects is how many redirects a request follows, as Go's and
+// Java's clients do by default.
+const maxRedirects = 10
 
 // cursor is a position in the endpoint: the id of the last record emitted
 // (nil before the first) and its timestamp text ("" when none).
@@ -83,7 +91,7 @@ func (t *Task) Start(ctx connect.SourceTaskContext, props map[string]string) err
 	t.cfg = cfg
 	t.partition = map[string]any{EndpointField: cfg.endpoint}
 	transport := http.DefaultTransport.(*http.Transport).Clone()
-	t.client = &http.Client{Transport: transport}
+	t.client = &http.Client{Transport: transport, CheckRedirect: t.checkRedirect}
 	t.cur, t.inCycle, t.pending, t.failed, t.due = cursor{}, false, nil, 0, time.Time{}
 	if ctx != nil {
 		off, err := ctx.Offset(t.partition)
@@ -295,6 +303,10 @@ func (t *Task) send(ctx context.Context, r *request) ([]byte, error) {
 	}
 	what := c.method + " " + redact(r.url)
 	resp, err := t.client.Do(req)
+	var re *redirectError
+	if errors.As(err, &re) {
+		return nil, fmt.Errorf("%s: %w", what, re)
+	}
 	if err == nil {
 		defer resp.Body.Close()
 		var data []byte
@@ -325,6 +337,56 @@ func (t *Task) send(ctx context.Context, r *request) ([]byte, error) {
 	return nil, &retriableError{err: fmt.Errorf("%s failed: %w", what, err)}
 }
 
+// redirectError is a redirect the task refuses to follow.
+type redirectError struct{ msg string }
+
+func (e *redirectError) Error() string { return e.msg }
+
+// checkRedirect follows redirects within the origin of the first request
+// only while the request carries credentials: Go's client would send the
+// configured headers, and an Authorization header to another port of the
+// same host, to wherever a Location points. Without credentials it
+// follows redirects as Go's client does.
+func (t *Task) checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= maxRedirects {
+		return &redirectError{fmt.Sprintf("stopped after %d redirects", maxRedirects)}
+	}
+	first := via[0]
+	keys := t.cfg.credentialKeys(first.URL)
+	if len(keys) == 0 || origin(req.URL) == origin(first.URL) {
+		return nil
+	}
+	return &redirectError{fmt.Sprintf("the redirect to %s leads to another host (or scheme or port), and the request carries "+
+		"credentials (%s) that must not be sent there; set %s to the URL to be polled if it is to be trusted",
+		redact(req.URL.String()), strings.Join(keys, ", "), URLConfig)}
+}
+
+// credentialKeys names the settings that put credentials in the requests
+// to u. Any configured header counts: the task cannot tell an API key
+// from a harmless header.
+func (c *config) credentialKeys(u *url.URL) []string {
+	var keys []string
+	if c.authType == AuthBasic || c.authType == AuthBearer {
+		keys = append(keys, AuthTypeConfig)
+	}
+	if len(c.headers) > 0 {
+		keys = append(keys, HeadersConfig)
+	}
+	if u.User != nil {
+		keys = append(keys, "the user info of the URL")
+	}
+	return keys
+}
+
+// origin is a URL's scheme, host and port, the port made explicit.
+func origin(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+	}
+	return strings.ToLower(u.Scheme) + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+}
+
 // retryAfter reads a Retry-After header: seconds or an HTTP date.
 func retryAfter(h string) time.Duration {
 	h = strings.TrimSpace(h)
@@ -352,20 +414,22 @@ func redact(raw string) string {
 	return u.Redacted()
 }
 
-// excerpt is the start of a response body for messages.
+// excerpt is the start of a response body for messages, quoted as a Go
+// string so that control characters and line breaks cannot forge lines
+// in a trace or a log.
 func excerpt(b []byte) string {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 {
 		return "(empty body)"
 	}
 	if len(b) <= excerptLen {
-		return string(b)
+		return strconv.Quote(string(b))
 	}
 	cut := excerptLen
 	for cut > 0 && !utf8.RuneStart(b[cut]) {
 		cut--
 	}
-	return string(b[:cut]) + "..."
+	return fmt.Sprintf("%s... (%d bytes in all)", strconv.Quote(string(b[:cut])), len(b))
 }
 
 // entry is one record of a page.
@@ -475,11 +539,22 @@ func (t *Task) more(req *request, doc any, items []any, emitted int) (bool, erro
 		}
 		ref, err := url.Parse(link)
 		if err != nil {
-			return false, fmt.Errorf("the next-page link %q of the response of %s is not a URL: %v", link, redact(req.url), err)
+			var ue *url.Error
+			if errors.As(err, &ue) {
+				err = ue.Err // its text repeats the whole link
+			}
+			return false, fmt.Errorf("the next-page link %s of the response of %s is not a URL: %v", excerpt([]byte(link)), redact(req.url), err)
 		}
-		next := base.ResolveReference(ref).String()
+		nextURL := base.ResolveReference(ref)
+		next := nextURL.String()
 		if next == req.url {
 			return false, nil
+		}
+		// A response that could send the credentials anywhere is a
+		// redirect by other means.
+		if keys := c.credentialKeys(base); len(keys) > 0 && origin(nextURL) != origin(base) {
+			return false, fmt.Errorf("the next-page link %s of the response of %s leads to another host (or scheme or port), "+
+				"and the requests carry credentials (%s) that must not be sent there", excerpt([]byte(redact(next))), redact(req.url), strings.Join(keys, ", "))
 		}
 		t.nextURL = next
 		return true, nil

@@ -136,7 +136,7 @@ func TestRetriesExhausted(t *testing.T) {
 }
 
 // A 4xx other than 429 fails the task at once, with the status and the
-// start of the body.
+// start of the body, quoted.
 func TestClientErrorFailsTask(t *testing.T) {
 	long := strings.Repeat("x", 2000)
 	a := newFakeAPI(t, makeOrders(2), 10)
@@ -148,7 +148,7 @@ func TestClientErrorFailsTask(t *testing.T) {
 	task := startTask(t, nil, baseConfig(a))
 	err := pollErr(t, task)
 	msg := err.Error()
-	if !strings.Contains(msg, "failed with HTTP status 400 Bad Request: {\"error\":\"bad since_id\"") || !strings.HasSuffix(msg, "...") || len(msg) > 700 {
+	if !strings.Contains(msg, `failed with HTTP status 400 Bad Request: "{\"error\":\"bad since_id\"`) || !strings.HasSuffix(msg, `xx"... (2036 bytes in all)`) || len(msg) > 250 {
 		t.Fatalf("error %q", msg)
 	}
 	if n := len(a.requests()); n != 1 {
@@ -157,7 +157,7 @@ func TestClientErrorFailsTask(t *testing.T) {
 
 	a2 := newFakeAPI(t, makeOrders(2), 10)
 	task = startTask(t, nil, baseConfig(a2, URLConfig, a2.url("/api/missing")))
-	if err := pollErr(t, task); !strings.Contains(err.Error(), "404 Not Found: 404 page not found") {
+	if err := pollErr(t, task); !strings.Contains(err.Error(), `404 Not Found: "404 page not found"`) {
 		t.Fatalf("error %q", err)
 	}
 }
@@ -175,7 +175,7 @@ func TestBearerAuth(t *testing.T) {
 
 	props[AuthTokenConfig] = "wrong"
 	task = startTask(t, nil, props)
-	if err := pollErr(t, task); !strings.Contains(err.Error(), `401 Unauthorized: {"error":"unauthorized"}`) || strings.Contains(err.Error(), "wrong") {
+	if err := pollErr(t, task); !strings.Contains(err.Error(), `401 Unauthorized: "{\"error\":\"unauthorized\"}"`) || strings.Contains(err.Error(), "wrong") {
 		t.Fatalf("error %q", err)
 	}
 }
@@ -532,5 +532,77 @@ func TestPostBody(t *testing.T) {
 	pollFor(t, task, 50*time.Millisecond)
 	if got := bodies.get(); len(got) < 2 || got[0] != `POST application/json {"after":"5"}` || got[1] != `POST application/json {"after":"7"}` {
 		t.Fatalf("requests %q", got)
+	}
+}
+
+// A redirect to another host (here another port) is not followed while
+// the requests carry credentials, which would reach it: the task fails
+// naming the settings, and the other server hears nothing. Redirects
+// within the origin, and any redirect of a request without credentials,
+// are followed.
+func TestRedirectsKeepCredentialsAtHome(t *testing.T) {
+	other := newFakeAPI(t, makeOrders(2), 10)
+	var leaked atomic.Int32
+	other.check = func(r *http.Request) bool {
+		if r.Header.Get("Authorization") != "" || r.Header.Get("X-Api-Key") != "" {
+			leaked.Add(1)
+		}
+		return true
+	}
+	home := newFakeAPI(t, makeOrders(3), 10)
+	home.inject = func(_ int, w http.ResponseWriter, r *http.Request) bool {
+		switch r.URL.Path {
+		case "/away":
+			http.Redirect(w, r, other.url("/api/orders"), http.StatusFound)
+		case "/moved":
+			http.Redirect(w, r, "/api/orders", http.StatusMovedPermanently)
+		default:
+			return false
+		}
+		return true
+	}
+	home.check = func(r *http.Request) bool {
+		return r.Header.Get("Authorization") == "Bearer s3cret" && r.Header.Get("X-Api-Key") == "k"
+	}
+	creds := []string{AuthTypeConfig, "bearer", AuthTokenConfig, "s3cret", HeadersConfig, "X-Api-Key: k"}
+
+	err := pollErr(t, startTask(t, nil, baseConfig(home, append(creds, URLConfig, home.url("/away"))...)))
+	want := "the redirect to " + other.url("/api/orders") + " leads to another host (or scheme or port), and the request carries credentials (http.auth.type, http.headers)"
+	if !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %q, want it to contain %q", err, want)
+	}
+	if n := len(other.requests()); n != 0 || leaked.Load() != 0 {
+		t.Fatalf("the other host got %d requests (%d with credentials)", n, leaked.Load())
+	}
+
+	task := startTask(t, nil, baseConfig(home, append(creds, URLConfig, home.url("/moved"))...))
+	if got := ids(collect(t, task, 3)); !slices.Equal(got, idRange(1, 3)) {
+		t.Fatalf("through a redirect within the origin: records %v", got)
+	}
+	home.check = nil
+	task = startTask(t, nil, baseConfig(home, URLConfig, home.url("/away")))
+	if got := ids(collect(t, task, 2)); !slices.Equal(got, idRange(1, 2)) {
+		t.Fatalf("without credentials, through a redirect to another host: records %v", got)
+	}
+	if leaked.Load() != 0 {
+		t.Fatalf("%d requests brought credentials to the other host", leaked.Load())
+	}
+}
+
+// A next-page link to another host is a redirect by other means: with
+// credentials it fails the task before any request goes there.
+func TestNextLinkToAnotherHostWithCredentials(t *testing.T) {
+	other, hits := jsonServer(t, `{"items":[]}`)
+	srv, _ := jsonServer(t, `{"items":[{"seq":1}],"links":{"next":"`+other.URL+`/p2"}}`)
+	props := map[string]string{
+		URLConfig: srv.URL, TopicConfig: "t", RecordsPointerConfig: "/items", CursorIDFieldConfig: "seq",
+		PageNextPointerConfig: "/links/next", AuthTypeConfig: "basic", AuthUserConfig: "bob", AuthPasswordConfig: "pw",
+	}
+	err := pollErr(t, startTask(t, nil, props))
+	if want := `the next-page link "` + other.URL + `/p2" of the response of ` + srv.URL + ` leads to another host`; !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %q, want it to contain %q", err, want)
+	}
+	if hits.Load() != 0 {
+		t.Fatalf("the other host got %d requests", hits.Load())
 	}
 }
