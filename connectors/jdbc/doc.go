@@ -8,5 +8,10 @@
 // copy from their Java configs (jdbc:postgresql://..., jdbc:mysql://...,
 // jdbc:mariadb://..., jdbc:sqlite:...) and talk to the database with a Go
 // driver: pgx for PostgreSQL, go-sql-driver/mysql for MySQL and MariaDB,
-// modernc.org/sqlite for SQLite.
+// modernc.org/sqlite for SQLite. Credentials come from connection.user and
+// connection.password, else from the URL's user and password parameters,
+// else from its user info (jdbc:mysql://user:password@host/db, as
+// Connector/J takes it). Messages, logs and task traces show a URL with
+// its passwords as [hidden]: every password= parameter and the password of
+// the user info (the whole user info of a form without //).
 package jdbc

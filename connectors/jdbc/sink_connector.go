@@ -3,7 +3,6 @@ package jdbc
 import (
 	"context"
 	"maps"
-	"strings"
 
 	"github.com/connectd/connectd/connect"
 )
@@ -141,11 +140,7 @@ func (c *SinkConnector) Validate(config map[string]string) map[string][]string {
 	url, user, password := pc.String(sinkConnectionURL), pc.String(sinkConnectionUser), pc.String(sinkConnectionPassword)
 	db, _, err := sinkOpen(context.Background(), url, user, password)
 	if err != nil {
-		msg := err.Error()
-		if password != "" {
-			msg = strings.ReplaceAll(msg, password, "[hidden]")
-		}
-		out[sinkConnectionURL] = append(out[sinkConnectionURL], msg)
+		out[sinkConnectionURL] = append(out[sinkConnectionURL], hideSecrets(err.Error(), url, password))
 		return out
 	}
 	// The task, started a moment later, takes this connection (which may

@@ -118,9 +118,7 @@ func (t *SinkTask) Start(ctx connect.SinkTaskContext, config map[string]string) 
 		if err == nil {
 			break
 		}
-		if cfg.password != "" {
-			err = errors.New(strings.ReplaceAll(err.Error(), cfg.password, "[hidden]"))
-		}
+		err = errors.New(hideSecrets(err.Error(), cfg.url, cfg.password))
 		if attempt >= cfg.connAttempts {
 			return err
 		}

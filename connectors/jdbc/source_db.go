@@ -66,11 +66,7 @@ func srcOpen(ctx context.Context, url, user, password string) (*srcConn, error) 
 		c.close()
 	}
 	fail := func(err error) error {
-		msg := err.Error()
-		if password != "" {
-			msg = strings.ReplaceAll(msg, password, "[hidden]")
-		}
-		return fmt.Errorf("Cannot connect to %s: %s", redact(url), msg)
+		return fmt.Errorf("Cannot connect to %s: %s", redact(url), hideSecrets(err.Error(), url, password))
 	}
 	c := &srcConn{d: d, key: key, mappings: map[string]*srcMapping{}, pgNotNull: map[[2]uint32]bool{}}
 	switch d {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"strings"
 	"testing"
 
@@ -167,5 +168,38 @@ func TestSeedJdbcSinkWrongTable(t *testing.T) {
 	var distinct int
 	if err := db.QueryRow("SELECT COUNT(DISTINCT id) FROM " + schema + ".orders").Scan(&distinct); err != nil || distinct != n {
 		t.Fatalf("distinct ids in the right table: %d, %v", distinct, err)
+	}
+}
+
+// A JDBC URL's password, in its user info or its parameters, never shows
+// in the 400 a create gets when the database is unreachable, nor does an
+// unsupported URL's.
+func TestJdbcURLPasswordsHiddenFromValidation(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := l.Addr().String() // nothing answers there once l is closed
+	l.Close()
+	w := startWorker(t, t.TempDir(), nil)
+	for _, c := range []struct{ class, url, shown string }{
+		{"io.confluent.connect.jdbc.JdbcSourceConnector", "jdbc:postgresql://bob:s3cret-pg@" + closed + "/test", "jdbc:postgresql://bob:[hidden]@" + closed + "/test"},
+		{"io.confluent.connect.jdbc.JdbcSinkConnector", "jdbc:postgresql://bob:s3cret-pg@" + closed + "/test", "jdbc:postgresql://bob:[hidden]@" + closed + "/test"},
+		{"io.confluent.connect.jdbc.JdbcSourceConnector", "jdbc:mysql://bob:s3cret-my@" + closed + "/test", "jdbc:mysql://bob:[hidden]@" + closed + "/test"},
+		{"io.confluent.connect.jdbc.JdbcSinkConnector", "jdbc:mysql://bob:s3cret-my@" + closed + "/test", "jdbc:mysql://bob:[hidden]@" + closed + "/test"},
+		{"io.confluent.connect.jdbc.JdbcSourceConnector", "jdbc:postgresql://" + closed + "/test?user=bob&password=s3cret-q", "jdbc:postgresql://" + closed + "/test?user=bob&password=[hidden]"},
+		{"io.confluent.connect.jdbc.JdbcSinkConnector", "jdbc:oracle:thin:bob/s3cret-ora@" + closed + ":orcl", "jdbc:oracle:thin:[hidden]@" + closed + ":orcl"},
+	} {
+		code, body := w.do("POST", "/connectors", jsonString(map[string]any{"name": "db", "config": map[string]string{
+			"connector.class": c.class, "connection.url": c.url, "mode": "bulk", "topic.prefix": "db-", "topics": "t",
+		}}))
+		var e struct {
+			ErrorCode int    `json:"error_code"`
+			Message   string `json:"message"`
+		}
+		if err := json.Unmarshal([]byte(body), &e); err != nil || code != 400 || e.ErrorCode != 400 ||
+			strings.Contains(body, "s3cret") || !strings.Contains(e.Message, c.shown) {
+			t.Errorf("%s with %s: %d %s; want a 400 naming %s", c.class, c.url, code, body, c.shown)
+		}
 	}
 }
