@@ -118,6 +118,14 @@ func postgresDSN(rest, user, password string) (string, error) {
 	if v := q.Get("password"); v != "" && password == "" {
 		password = v
 	}
+	if u.User != nil {
+		if user == "" {
+			user = u.User.Username()
+		}
+		if v, ok := u.User.Password(); ok && password == "" {
+			password = v
+		}
+	}
 	q.Del("user")
 	q.Del("password")
 	if user != "" {
