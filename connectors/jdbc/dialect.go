@@ -5,10 +5,10 @@ import (
 	"database/sql"
 	"fmt"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
+	"github.com/connectd/connectd/connect"
 	"github.com/go-sql-driver/mysql"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 	_ "modernc.org/sqlite"             // registers the "sqlite" driver
@@ -83,7 +83,7 @@ func (t TableID) String() string {
 func ParseURL(jdbcURL, user, password string) (*Dialect, string, error) {
 	rest, ok := strings.CutPrefix(jdbcURL, "jdbc:")
 	if !ok {
-		return nil, "", fmt.Errorf("Invalid JDBC URL %q: it must start with jdbc:", redact(jdbcURL))
+		return nil, "", fmt.Errorf("Invalid JDBC URL %q: it must start with jdbc:", connect.RedactURL(jdbcURL))
 	}
 	sub, _, _ := strings.Cut(rest, ":")
 	switch strings.ToLower(sub) {
@@ -96,11 +96,11 @@ func ParseURL(jdbcURL, user, password string) (*Dialect, string, error) {
 	case "sqlite":
 		path := strings.TrimPrefix(rest, sub+":")
 		if path == "" {
-			return nil, "", fmt.Errorf("Invalid JDBC URL %q: no database file", redact(jdbcURL))
+			return nil, "", fmt.Errorf("Invalid JDBC URL %q: no database file", connect.RedactURL(jdbcURL))
 		}
 		return SQLite, path, nil
 	}
-	return nil, "", fmt.Errorf("Unsupported JDBC URL %q: connectd supports jdbc:postgresql:, jdbc:mysql:, jdbc:mariadb: and jdbc:sqlite:", redact(jdbcURL))
+	return nil, "", fmt.Errorf("Unsupported JDBC URL %q: connectd supports jdbc:postgresql:, jdbc:mysql:, jdbc:mariadb: and jdbc:sqlite:", connect.RedactURL(jdbcURL))
 }
 
 // postgresDSN turns //host:port/db?k=v into a pgx URL. JDBC's user and
@@ -172,79 +172,13 @@ func mysqlDSN(rest, user, password string) (string, error) {
 	return cfg.FormatDSN(), nil
 }
 
-// urlSecrets returns where a JDBC URL holds passwords, in order and
-// apart: the values of its password= parameters (up to the next & or ;,
-// so that Connector/J's (key=value,...) forms are hidden past them
-// rather than in part), and the password of its user info
-// (//user:password@host), or the whole user info of a form without //
-// (jdbc:oracle:thin:user/password@host). The user info ends at the last
-// @, since a password may hold one: an @ in a parameter makes more
-// hidden than needed, never less.
-func urlSecrets(s string) [][2]int {
-	var spans [][2]int
-	lower := strings.ToLower(s)
-	for from := 0; ; {
-		i := strings.Index(lower[from:], "password=")
-		if i < 0 {
-			break
-		}
-		start := from + i + len("password=")
-		end := strings.IndexAny(s[start:], "&;")
-		if end < 0 {
-			end = len(s)
-		} else {
-			end += start
-		}
-		spans = append(spans, [2]int{start, end})
-		from = end
-	}
-	if at := strings.LastIndex(s, "@"); at > 0 {
-		start := -1
-		if d := strings.Index(s, "//"); d >= 0 && d+2 <= at {
-			if c := strings.Index(s[d+2:at], ":"); c >= 0 {
-				start = d + 2 + c + 1
-			}
-		} else {
-			start = strings.LastIndex(s[:at], ":") + 1
-		}
-		if start >= 0 && start < at {
-			spans = append(spans, [2]int{start, at})
-		}
-	}
-	slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
-	merged := spans[:0]
-	for _, sp := range spans {
-		if n := len(merged); n > 0 && sp[0] <= merged[n-1][1] {
-			merged[n-1][1] = max(merged[n-1][1], sp[1])
-			continue
-		}
-		merged = append(merged, sp)
-	}
-	return merged
-}
-
-// redact hides the passwords a JDBC URL holds (see urlSecrets), for
-// messages and logs.
-func redact(s string) string {
-	var b strings.Builder
-	last := 0
-	for _, sp := range urlSecrets(s) {
-		b.WriteString(s[last:sp[0]])
-		b.WriteString("[hidden]")
-		last = sp[1]
-	}
-	b.WriteString(s[last:])
-	return b.String()
-}
-
 // hideSecrets hides in a message, a driver's error say, the JDBC URL's
 // passwords, escaped as written and unescaped as a driver may repeat
 // them, and the password given apart (connection.password).
 func hideSecrets(msg, jdbcURL, password string) string {
-	msg = strings.ReplaceAll(msg, jdbcURL, redact(jdbcURL))
+	msg = strings.ReplaceAll(msg, jdbcURL, connect.RedactURL(jdbcURL))
 	secrets := []string{password}
-	for _, sp := range urlSecrets(jdbcURL) {
-		v := jdbcURL[sp[0]:sp[1]]
+	for _, v := range connect.URLSecrets(jdbcURL) {
 		secrets = append(secrets, v)
 		if u, err := url.QueryUnescape(v); err == nil {
 			secrets = append(secrets, u)
@@ -278,7 +212,7 @@ func Open(ctx context.Context, jdbcURL, user, password string) (*sql.DB, *Dialec
 	defer cancel()
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, nil, fmt.Errorf("Cannot connect to %s: %s", redact(jdbcURL), hideSecrets(err.Error(), jdbcURL, password))
+		return nil, nil, fmt.Errorf("Cannot connect to %s: %s", connect.RedactURL(jdbcURL), hideSecrets(err.Error(), jdbcURL, password))
 	}
 	return db, d, nil
 }

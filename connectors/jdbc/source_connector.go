@@ -84,7 +84,7 @@ func (c *SourceConnector) Start(ctx connect.ConnectorContext, config map[string]
 	tables, err := c.listTables(conn)
 	if err != nil {
 		conn.close()
-		return fmt.Errorf("listing the tables of %s: %w", redact(cfg.url), err)
+		return fmt.Errorf("listing the tables of %s: %w", connect.RedactURL(cfg.url), err)
 	}
 	// The tasks start next: this connection goes to one of them, and
 	// the monitor opens its own at its first listing.

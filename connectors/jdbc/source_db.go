@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/connectd/connectd/connect"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -66,7 +67,7 @@ func srcOpen(ctx context.Context, url, user, password string) (*srcConn, error) 
 		c.close()
 	}
 	fail := func(err error) error {
-		return fmt.Errorf("Cannot connect to %s: %s", redact(url), hideSecrets(err.Error(), url, password))
+		return fmt.Errorf("Cannot connect to %s: %s", connect.RedactURL(url), hideSecrets(err.Error(), url, password))
 	}
 	c := &srcConn{d: d, key: key, mappings: map[string]*srcMapping{}, pgNotNull: map[[2]uint32]bool{}}
 	switch d {

@@ -78,7 +78,8 @@ func regexValidator(v any) error {
 }
 
 // javaMapString renders a config map as Java's HashMap.toString, for
-// messages that quote the whole config as Kafka's do.
+// messages that quote the whole config as Kafka's do, but with its
+// passwords hidden.
 func javaMapString(m map[string]string) string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -91,7 +92,7 @@ func javaMapString(m map[string]string) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(k + "=" + m[k])
+		b.WriteString(k + "=" + connect.RedactConfigValue(k, m[k]))
 	}
 	b.WriteByte('}')
 	return b.String()

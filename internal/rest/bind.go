@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/connectd/connectd/connect"
 	"github.com/connectd/connectd/internal/herder"
 	"github.com/connectd/connectd/internal/javajson"
 )
@@ -252,7 +253,8 @@ func (c *configMap) strings() (map[string]string, error) {
 
 // javaString renders the config as Java's Map.toString does for the map
 // Kafka's validation holds: {k1=v1, k2=null}, in the iteration order of
-// the HashMap that ConfigTransformer copies the config into.
+// the HashMap that ConfigTransformer copies the config into; passwords
+// are hidden, as Kafka's message does not.
 func (c *configMap) javaString() string {
 	var b strings.Builder
 	b.WriteByte('{')
@@ -262,7 +264,7 @@ func (c *configMap) javaString() string {
 		}
 		b.WriteString(k)
 		b.WriteByte('=')
-		b.WriteString(deref(c.vals[k]))
+		b.WriteString(connect.RedactConfigValue(k, deref(c.vals[k])))
 	}
 	b.WriteByte('}')
 	return b.String()

@@ -172,6 +172,9 @@ func TestBodiesCheckedBeforeTheHerder(t *testing.T) {
 		`{"error_code":400,"message":"Included connector type FileStreamSourceConnector does not match request type FileStreamSink"}`)
 	expect(t, send(t, srv, "PUT", "/connector-plugins/FileStreamSink/config/validate", `{"topics":"t"}`), 400,
 		`{"error_code":400,"message":"Connector config {topics=t} contains no connector type"}`)
+	// The config quoted in the message shows no password.
+	expect(t, send(t, srv, "POST", "/connectors", `{"name":"a","config":{"connection.url":"jdbc:mysql://bob:s3cret@h/d","connection.password":"pw"}}`), 400,
+		`{"error_code":400,"message":"Connector config {name=a, connection.url=jdbc:mysql://bob:[hidden]@h/d, connection.password=[hidden]} contains no connector type"}`)
 }
 
 func TestLoggers(t *testing.T) {
