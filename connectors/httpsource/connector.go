@@ -48,7 +48,7 @@ func (c *Connector) Start(_ connect.ConnectorContext, props map[string]string) e
 		return err
 	}
 	c.props = maps.Clone(props)
-	slog.Info("Starting HTTP source connector", "url", cfg.url.Redacted(), "endpoint", cfg.endpoint, "topic", cfg.topic)
+	slog.Info("Starting HTTP source connector", "url", connect.RedactURL(cfg.url.String()), "endpoint", cfg.endpoint, "topic", cfg.topic)
 	return nil
 }
 

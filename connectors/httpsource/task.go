@@ -278,7 +278,11 @@ func (t *Task) send(ctx context.Context, r *request) ([]byte, error) {
 	}
 	req, err := http.NewRequestWithContext(actx, c.method, r.url, body)
 	if err != nil {
-		return nil, fmt.Errorf("building the request %s %s: %w", c.method, redact(r.url), err)
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // its text repeats the URL, passwords included
+		}
+		return nil, fmt.Errorf("building the request %s %s: %w", c.method, connect.RedactURL(r.url), err)
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "connectd-http-source/"+Version)
@@ -301,7 +305,7 @@ func (t *Task) send(ctx context.Context, r *request) ([]byte, error) {
 	case AuthBearer:
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
-	what := c.method + " " + redact(r.url)
+	what := c.method + " " + connect.RedactURL(r.url)
 	resp, err := t.client.Do(req)
 	var re *redirectError
 	if errors.As(err, &re) {
@@ -358,7 +362,7 @@ func (t *Task) checkRedirect(req *http.Request, via []*http.Request) error {
 	}
 	return &redirectError{fmt.Sprintf("the redirect to %s leads to another host (or scheme or port), and the request carries "+
 		"credentials (%s) that must not be sent there; set %s to the URL to be polled if it is to be trusted",
-		redact(req.URL.String()), strings.Join(keys, ", "), URLConfig)}
+		connect.RedactURL(req.URL.String()), strings.Join(keys, ", "), URLConfig)}
 }
 
 // credentialKeys names the settings that put credentials in the requests
@@ -405,14 +409,6 @@ func retryAfter(h string) time.Duration {
 	return 0
 }
 
-// redact hides a password in a URL's user info.
-func redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return raw
-	}
-	return u.Redacted()
-}
 
 // excerpt is the start of a response body for messages, quoted as a Go
 // string so that control characters and line breaks cannot forge lines
@@ -443,7 +439,7 @@ type entry struct {
 // goes on with another request.
 func (t *Task) process(req *request, body []byte) ([]*connect.SourceRecord, bool, error) {
 	c := t.cfg
-	what := c.method + " " + redact(req.url)
+	what := c.method + " " + connect.RedactURL(req.url)
 	var doc any
 	if len(bytes.TrimSpace(body)) > 0 { // e.g. 204 No Content: an empty page
 		var err error
@@ -543,7 +539,7 @@ func (t *Task) more(req *request, doc any, items []any, emitted int) (bool, erro
 			if errors.As(err, &ue) {
 				err = ue.Err // its text repeats the whole link
 			}
-			return false, fmt.Errorf("the next-page link %s of the response of %s is not a URL: %v", excerpt([]byte(link)), redact(req.url), err)
+			return false, fmt.Errorf("the next-page link %s of the response of %s is not a URL: %v", excerpt([]byte(link)), connect.RedactURL(req.url), err)
 		}
 		nextURL := base.ResolveReference(ref)
 		next := nextURL.String()
@@ -554,7 +550,7 @@ func (t *Task) more(req *request, doc any, items []any, emitted int) (bool, erro
 		// redirect by other means.
 		if keys := c.credentialKeys(base); len(keys) > 0 && origin(nextURL) != origin(base) {
 			return false, fmt.Errorf("the next-page link %s of the response of %s leads to another host (or scheme or port), "+
-				"and the requests carry credentials (%s) that must not be sent there", excerpt([]byte(redact(next))), redact(req.url), strings.Join(keys, ", "))
+				"and the requests carry credentials (%s) that must not be sent there", excerpt([]byte(connect.RedactURL(next))), connect.RedactURL(req.url), strings.Join(keys, ", "))
 		}
 		t.nextURL = next
 		return true, nil

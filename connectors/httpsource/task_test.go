@@ -606,3 +606,15 @@ func TestNextLinkToAnotherHostWithCredentials(t *testing.T) {
 		t.Fatalf("the other host got %d requests", hits.Load())
 	}
 }
+
+// A failure names the URL without the passwords of its user info and its
+// password= parameters, as the JDBC connectors hide theirs.
+func TestFailureHidesURLPasswords(t *testing.T) {
+	a := newFakeAPI(t, makeOrders(1), 10)
+	u := strings.Replace(a.url("/api/missing?password=pw2"), "://", "://bob:pw1@", 1)
+	err := pollErr(t, startTask(t, nil, baseConfig(a, URLConfig, u)))
+	want := "GET " + strings.Replace(a.url("/api/missing?password=[hidden]"), "://", "://bob:[hidden]@", 1) + " failed with HTTP status 404"
+	if !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "pw") {
+		t.Fatalf("error %q, want it to contain %q", err, want)
+	}
+}
