@@ -409,7 +409,6 @@ func retryAfter(h string) time.Duration {
 	return 0
 }
 
-
 // excerpt is the start of a response body for messages, quoted as a Go
 // string so that control characters and line breaks cannot forge lines
 // in a trace or a log.
