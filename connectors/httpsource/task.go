@@ -377,7 +377,7 @@ func (c *config) credentialKeys(u *url.URL) []string {
 		keys = append(keys, HeadersConfig)
 	}
 	if u.User != nil {
-		keys = append(keys, "the user info of the URL")
+		keys = append(keys, "the user info of "+URLConfig)
 	}
 	return keys
 }
