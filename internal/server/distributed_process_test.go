@@ -54,31 +54,30 @@ func (p *procWorker) signal(sig syscall.Signal) {
 	_ = p.cmd.Wait()
 }
 
-// Three workers as separate processes on one broker (connectd kafka):
-// kill -9 the worker running the source task and watch the task run
-// elsewhere, then restart every worker in turn; every line reaches the
-// sink at least once.
-func TestDistributedProcessesSurviveKillAndRollingRestart(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
-	bin := buildBinary(t)
-	dir := t.TempDir()
-	kafkaAddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	broker := exec.Command(bin, "kafka", "--listen", kafkaAddr, "--data-dir", filepath.Join(dir, "kafka"))
+// startProcBroker runs `connectd kafka` on addr with its data in dataDir,
+// as a process of its own, and waits until it listens.
+func startProcBroker(t *testing.T, bin, addr, dataDir string) *exec.Cmd {
+	t.Helper()
+	broker := exec.Command(bin, "kafka", "--listen", addr, "--data-dir", dataDir)
 	if err := broker.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = broker.Process.Kill(); _ = broker.Wait() })
 	eventually(t, "the broker listening", func() bool {
-		conn, err := net.Dial("tcp", kafkaAddr)
+		conn, err := net.Dial("tcp", addr)
 		if err == nil {
 			conn.Close()
 		}
 		return err == nil
 	})
+	return broker
+}
 
-	workers := make([]*procWorker, 3)
+// newProcWorkers writes the properties of n distributed workers of one
+// cluster on the broker at kafkaAddr, with extra lines added; their logs
+// are shown if the test fails.
+func newProcWorkers(t *testing.T, bin, dir, kafkaAddr string, n int, extra ...string) []*procWorker {
+	workers := make([]*procWorker, n)
 	for i := range workers {
 		port := freePort(t)
 		props := filepath.Join(dir, fmt.Sprintf("worker%d.properties", i))
@@ -98,7 +97,8 @@ heartbeat.interval.ms=500
 session.timeout.ms=6000
 key.converter=org.apache.kafka.connect.storage.StringConverter
 value.converter=org.apache.kafka.connect.storage.StringConverter
-`, kafkaAddr, port))
+%s
+`, kafkaAddr, port, strings.Join(extra, "\n")))
 		workers[i] = &procWorker{t: t, bin: bin, props: props, port: port, log: filepath.Join(dir, fmt.Sprintf("worker%d.log", i))}
 	}
 	t.Cleanup(func() {
@@ -112,6 +112,22 @@ value.converter=org.apache.kafka.connect.storage.StringConverter
 			}
 		}
 	})
+	return workers
+}
+
+// Three workers as separate processes on one broker (connectd kafka):
+// kill -9 the worker running the source task and watch the task run
+// elsewhere, then restart every worker in turn; every line reaches the
+// sink at least once.
+func TestDistributedProcessesSurviveKillAndRollingRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	kafkaAddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	startProcBroker(t, bin, kafkaAddr, filepath.Join(dir, "kafka"))
+	workers := newProcWorkers(t, bin, dir, kafkaAddr, 3)
 	for _, w := range workers {
 		w.start()
 	}

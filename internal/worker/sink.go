@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"regexp"
@@ -262,7 +263,7 @@ func (s *sinkTask) loop(ctx context.Context) error {
 			// that it commits only partitions this task still owns.
 			return finish()
 		}
-		if err := fetchError(fetches); err != nil {
+		if err := s.fetchError(fetches); err != nil {
 			return fail(err)
 		}
 		recs, next, err := s.convert(fetches)
@@ -346,17 +347,46 @@ func (s *sinkTask) position() (behind, atEnd bool) {
 	return behind, atEnd
 }
 
-func fetchError(fetches kgo.Fetches) error {
+// fetchError is the first error of a poll that ends the task. franz-go
+// retries retriable errors by itself; what surfaces here is fatal for
+// this consumer (authorization, a deleted topic with
+// auto.offset.reset=none, ...), except a group session's errors: its
+// group loop joins again after any of them, so the task keeps polling
+// through a broker's restart rather than fail on the UNKNOWN_MEMBER_ID or
+// the refused connections it meets there, as Kafka's consumer does.
+func (s *sinkTask) fetchError(fetches kgo.Fetches) error {
 	for _, fe := range fetches.Errors() {
 		if errors.Is(fe.Err, context.Canceled) || errors.Is(fe.Err, context.DeadlineExceeded) || errors.Is(fe.Err, kgo.ErrClientClosed) {
 			continue
 		}
-		// Retriable errors are retried by the client; what surfaces here
-		// is fatal for this consumer (authorization, a deleted topic with
-		// auto.offset.reset=none, ...).
+		if gs, ok := errors.AsType[*kgo.ErrGroupSession](fe.Err); ok && rejoinable(gs.Err) {
+			s.w.log.Warn("the sink's consumer lost its group session and joins again", "connector", s.Connector, "task", s.ID, "error", fe.Err)
+			continue
+		}
 		return fmt.Errorf("consuming %s[%d]: %w", fe.Topic, fe.Partition, fe.Err)
 	}
 	return nil
+}
+
+// rejoinable tells whether joining the group again can get past err: a
+// broker that cannot be reached or is restarting, a coordinator moving,
+// a membership the coordinator forgot or fenced. Refusals (authorization,
+// authentication, a bad group id, a certificate not trusted) stay, and
+// fail the task as they do in Kafka Connect.
+func rejoinable(err error) bool {
+	if _, ok := errors.AsType[*tls.CertificateVerificationError](err); ok {
+		return false
+	}
+	ke, ok := errors.AsType[*kerr.Error](err)
+	if !ok || ke.Retriable {
+		return true
+	}
+	switch ke {
+	case kerr.UnknownMemberID, kerr.IllegalGeneration, kerr.RebalanceInProgress, kerr.MemberIDRequired,
+		kerr.FencedMemberEpoch, kerr.StaleMemberEpoch, kerr.UnreleasedInstanceID:
+		return true
+	}
+	return false
 }
 
 func (s *sinkTask) takeCommitRequest() bool {
