@@ -326,6 +326,9 @@ func (m offsetsManager) modifySinkOffsets(ctx context.Context, c connectorRef, o
 			err = resp.Error()
 		}
 		if err != nil {
+			if bad := unknownPartition(ctx, adm, c.name, resp); bad != nil {
+				return false, bad
+			}
 			return false, sinkAlterError(c.name, err)
 		}
 	}
@@ -339,6 +342,23 @@ func (m offsetsManager) modifySinkOffsets(ctx context.Context, c connectorRef, o
 		}
 	}
 	return handled, nil
+}
+
+// unknownPartition is the 400 for a commit the broker refused because a
+// topic or partition of the request does not exist (which Kafka answers
+// with a 500 saying UNKNOWN_TOPIC_OR_PARTITION): the client named it, so
+// the answer names it too.
+func unknownPartition(ctx context.Context, adm *kadm.Client, name string, resp kadm.OffsetResponses) *Error {
+	for _, o := range resp.Sorted() {
+		if !errors.Is(o.Err, kerr.UnknownTopicOrPartition) {
+			continue
+		}
+		if topics, err := adm.ListTopics(ctx, o.Topic); err == nil && topics.Has(o.Topic) {
+			return BadRequest("Failed to alter consumer group offsets for connector %s: partition %d of topic '%s' does not exist", name, o.Partition, o.Topic)
+		}
+		return BadRequest("Failed to alter consumer group offsets for connector %s: topic '%s' does not exist", name, o.Topic)
+	}
+	return nil
 }
 
 func sinkAlterError(name string, err error) *Error {

@@ -73,6 +73,8 @@ func TestOffsetsEndpointErrors(t *testing.T) {
 		{"sink null partition number", "/connectors/sink/offsets", `{"offsets":[{"partition":{"kafka_topic":"t","kafka_partition":null},"offset":{"kafka_offset":1}}]}`, "Kafka partitions must be valid numbers and may not be null"},
 		{"sink bad partition", "/connectors/sink/offsets", `{"offsets":[{"partition":{"kafka_topic":"t","kafka_partition":"a"},"offset":{"kafka_offset":1}}]}`, "Failed to parse the following Kafka partition value in the provided offsets: 'a'. Partition values for sink connectors need to be integers."},
 		{"sink offset without key", "/connectors/sink/offsets", `{"offsets":[{"partition":{"kafka_topic":"t","kafka_partition":0},"offset":{"x":1}}]}`, "The offset for a sink connector should either be null or contain the key 'kafka_offset'"},
+		{"sink unknown topic", "/connectors/sink/offsets", `{"offsets":[{"partition":{"kafka_topic":"nope","kafka_partition":0},"offset":{"kafka_offset":1}}]}`, "Failed to alter consumer group offsets for connector sink: topic 'nope' does not exist"},
+		{"sink unknown partition", "/connectors/sink/offsets", `{"offsets":[{"partition":{"kafka_topic":"t","kafka_partition":7},"offset":{"kafka_offset":1}}]}`, "Failed to alter consumer group offsets for connector sink: partition 7 of topic 't' does not exist"},
 		{"sink bad offset", "/connectors/sink/offsets", `{"offsets":[{"partition":{"kafka_topic":"t","kafka_partition":0},"offset":{"kafka_offset":"1.5"}}]}`, "Failed to parse the following Kafka offset value in the provided offsets: '1.5'. Offset values for sink connectors need to be integers."},
 	}
 	for _, c := range stopped {
@@ -123,5 +125,20 @@ func TestSinkOffsetsWithZombieMember(t *testing.T) {
 	code, body = w.do("DELETE", "/connectors/zsink/offsets", "")
 	if code != 500 || !strings.Contains(body, "Failed to reset consumer group offsets for connector zsink either because its tasks haven't stopped completely yet") {
 		t.Errorf("DELETE with a zombie member: %d %s", code, body)
+	}
+}
+
+// A distributed worker, too, answers a sink offsets change naming a topic
+// the broker does not have with a 400 naming it.
+func TestDistributedSinkOffsetsUnknownTopic(t *testing.T) {
+	c := startCluster(t, 1, nil)
+	w := c.healthy(0)
+	w.must(201, "POST", "/connectors", jsonString(map[string]any{
+		"name": "sink", "config": map[string]string{"connector.class": "FileStreamSink", "file": filepath.Join(t.TempDir(), "out.txt"), "topics": "t"},
+	}))
+	w.must(204, "PUT", "/connectors/sink/stop", "")
+	code, body := w.do("PATCH", "/connectors/sink/offsets", `{"offsets":[{"partition":{"kafka_topic":"nope","kafka_partition":0},"offset":{"kafka_offset":1}}]}`)
+	if want := "Failed to alter consumer group offsets for connector sink: topic 'nope' does not exist"; code != 400 || !strings.Contains(body, `"error_code":400`) || !strings.Contains(body, want) {
+		t.Fatalf("PATCH naming an unknown topic: %d %s; want 400 with %q", code, body, want)
 	}
 }
