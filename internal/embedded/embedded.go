@@ -5,7 +5,10 @@ package embedded
 
 import (
 	"crypto/rand"
+	"errors"
 	"fmt"
+	"io/fs"
+	"log/slog"
 	"net"
 	"os"
 	"strconv"
@@ -22,6 +25,7 @@ type Broker struct {
 	addr       string
 	partitions int32
 	creating   sync.Map // topic -> chan struct{}, closed once its auto-creation is done
+	log        *brokerLog
 }
 
 // Config says where the broker listens and keeps its data.
@@ -33,6 +37,8 @@ type Config struct {
 	DataDir string
 	// Partitions is the partition count of automatically created topics.
 	Partitions int
+	// Log gets the broker's warnings and errors; nil: slog's default.
+	Log *slog.Logger
 }
 
 // Start starts a one-node broker. Topics are created on first use, as a
@@ -61,7 +67,12 @@ func Start(cfg Config) (*Broker, error) {
 	if partitions <= 0 {
 		partitions = 1
 	}
+	log := &brokerLog{log: cfg.Log}
+	if log.log == nil {
+		log.log = slog.Default()
+	}
 	opts := []kfake.Opt{
+		kfake.WithLogger(log),
 		kfake.NumBrokers(1),
 		kfake.Ports(port),
 		kfake.ListenFn(listen),
@@ -77,7 +88,7 @@ func Start(cfg Config) (*Broker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("starting embedded kafka on %s: %w", cfg.Listen, err)
 	}
-	b := &Broker{cluster: c, ln: ln, addr: c.ListenAddrs()[0], partitions: int32(partitions)}
+	b := &Broker{cluster: c, ln: ln, addr: c.ListenAddrs()[0], partitions: int32(partitions), log: log}
 	c.ControlKey(int16(kmsg.Metadata), b.autoCreate)
 	c.ControlKey(int16(kmsg.GetTelemetrySubscriptions), b.noTelemetry)
 	return b, nil
@@ -162,3 +173,60 @@ func (b *Broker) Addr() string { return b.addr }
 
 // Close stops the broker and flushes its data to disk.
 func (b *Broker) Close() { b.cluster.Close() }
+
+// StorageError is the broker's last failure to read or write its data
+// dir, nil if it had none. A produce that the broker could not write is
+// answered UNKNOWN_SERVER_ERROR, which says nothing of the disk: this
+// does.
+func (b *Broker) StorageError() error {
+	b.log.mu.Lock()
+	defer b.log.mu.Unlock()
+	return b.log.storageErr
+}
+
+// brokerLog passes kfake's warnings and errors on, prefixed with
+// "embedded broker: ". Most are about its data dir (a segment it could
+// not write, a corrupt file it truncated), and the clients only see an
+// error code for them.
+type brokerLog struct {
+	log        *slog.Logger
+	mu         sync.Mutex
+	storageErr error
+}
+
+func (l *brokerLog) Logf(level kfake.LogLevel, format string, args ...any) {
+	if level > kfake.LogLevelWarn {
+		return // one line for every request
+	}
+	msg := fmt.Sprintf(format, args...)
+	if storageFailure(args) {
+		l.mu.Lock()
+		l.storageErr = errors.New(msg)
+		l.mu.Unlock()
+		l.log.Error("embedded broker: " + msg)
+		return
+	}
+	if level == kfake.LogLevelError {
+		l.log.Error("embedded broker: " + msg)
+		return
+	}
+	l.log.Warn("embedded broker: " + msg)
+}
+
+// storageFailure tells whether a message's arguments hold a failed file
+// operation, which names the path and what the system said.
+func storageFailure(args []any) bool {
+	for _, a := range args {
+		err, ok := a.(error)
+		if !ok {
+			continue
+		}
+		if _, ok := errors.AsType[*fs.PathError](err); ok {
+			return true
+		}
+		if _, ok := errors.AsType[*os.LinkError](err); ok {
+			return true
+		}
+	}
+	return false
+}
