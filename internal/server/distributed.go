@@ -62,6 +62,7 @@ func StartDistributed(ctx context.Context, props map[string]string, loggers *log
 		}
 		s.closers = append(s.closers, s.Broker.Close)
 		bootstrap = []string{s.Broker.Addr()}
+		cfg.BrokerStorageError = s.Broker.StorageError
 		log.Info("embedded Kafka broker listening; any Kafka client can connect", "bootstrap.servers", s.Broker.Addr())
 	}
 	security, err := worker.ConnOptions(props, brokerDial(s.Broker))

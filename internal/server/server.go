@@ -65,6 +65,7 @@ func StartStandalone(ctx context.Context, props map[string]string, connectors []
 			return nil, err
 		}
 		bootstrap = []string{s.Broker.Addr()}
+		cfg.BrokerStorageError = s.Broker.StorageError
 		log.Info("embedded Kafka broker listening; any Kafka client can connect", "bootstrap.servers", s.Broker.Addr(), "data.dir", cfg.EmbeddedDataDir)
 	}
 	fail := func(err error) (*Standalone, error) {

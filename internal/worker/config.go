@@ -19,6 +19,10 @@ type Config struct {
 	BootstrapServers []string
 	EmbeddedListen   string
 	EmbeddedDataDir  string
+	// BrokerStorageError is the embedded broker's StorageError when the
+	// worker runs one, else nil: a record that broker could not write
+	// fails with UNKNOWN_SERVER_ERROR alone.
+	BrokerStorageError func() error
 
 	Listeners          []string
 	AdvertisedHost     string

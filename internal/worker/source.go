@@ -12,6 +12,7 @@ import (
 
 	"github.com/connectd/connectd/connect"
 	"github.com/connectd/connectd/internal/storage"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -256,7 +257,7 @@ func (s *sourceTask) send(b *sendBatch) {
 	recs, blk, ack := b.recs, b.blk, b.ack
 	promise := func(r *kgo.Record, err error) {
 		if err != nil {
-			s.setSendErr(fmt.Errorf("sending a record to topic %s: %w", r.Topic, err))
+			s.setSendErr(s.sendError(r.Topic, err))
 			s.cancel()
 			return
 		}
@@ -288,6 +289,20 @@ func (s *sourceTask) send(b *sendBatch) {
 		// record the task handed over is sent even while it stops.
 		s.client.Produce(context.Background(), &kafka[i], p)
 	}
+}
+
+// sendError is the task's failure for a record Kafka refused. The
+// embedded broker answers UNKNOWN_SERVER_ERROR for a record it could not
+// write to its data dir: its storage error is what says why.
+func (s *sourceTask) sendError(topic string, err error) error {
+	err = fmt.Errorf("sending a record to topic %s: %w", topic, err)
+	if !errors.Is(err, kerr.UnknownServerError) || s.w.cfg.BrokerStorageError == nil {
+		return err
+	}
+	if serr := s.w.cfg.BrokerStorageError(); serr != nil {
+		return fmt.Errorf("%w (the embedded broker's last storage error: %v)", err, serr)
+	}
+	return err
 }
 
 // release hands a sent batch back to a task that reuses its records.

@@ -137,3 +137,37 @@ func taskStates(t *testing.T, w *testWorker, name string) string {
 	}
 	return strings.Join(states, ", ")
 }
+
+// A source whose records the embedded broker cannot write (the topic's
+// segment is /dev/full, which answers every write with ENOSPC as a full
+// disk does) fails, and its trace says what the broker failed to write
+// and why, not only UNKNOWN_SERVER_ERROR.
+func TestSourceOnFullDiskSaysWhy(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	dir := t.TempDir()
+	seg := filepath.Join(dir, "kafka", "partitions", "full-0", "0.dat")
+	if err := os.MkdirAll(filepath.Dir(seg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/full", seg); err != nil {
+		t.Fatal(err)
+	}
+	w := startWorker(t, dir, stringConverters)
+	in := filepath.Join(dir, "in.txt")
+	writeLines(t, in, "a", "b")
+	w.must(201, "POST", "/connectors", jsonString(map[string]any{
+		"name": "src", "config": map[string]string{"connector.class": "FileStreamSource", "file": in, "topic": "full"},
+	}))
+	var st string
+	eventually(t, "the source task failed", func() bool {
+		st = taskStates(t, w, "src")
+		return strings.HasPrefix(st, "FAILED")
+	})
+	for _, want := range []string{"UNKNOWN_SERVER_ERROR", "write " + seg + ": no space left on device"} {
+		if !strings.Contains(st, want) {
+			t.Errorf("the task's trace does not say %q: %s", want, st)
+		}
+	}
+}
