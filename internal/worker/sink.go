@@ -377,6 +377,12 @@ func rejoinable(err error) bool {
 	if _, ok := errors.AsType[*tls.CertificateVerificationError](err); ok {
 		return false
 	}
+	if _, ok := errors.AsType[tls.RecordHeaderError](err); ok {
+		return false // a plaintext listener answered a TLS client
+	}
+	if _, ok := errors.AsType[tls.AlertError](err); ok {
+		return false // the broker refused the handshake
+	}
 	ke, ok := errors.AsType[*kerr.Error](err)
 	if !ok || ke.Retriable {
 		return true

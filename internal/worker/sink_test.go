@@ -27,6 +27,8 @@ func TestRejoinable(t *testing.T) {
 		{kerr.InvalidGroupID, false},
 		{fmt.Errorf("sasl: %w", kerr.SaslAuthenticationFailed), false},
 		{&tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}, false},
+		{fmt.Errorf("handshake: %w", tls.RecordHeaderError{Msg: "first record does not look like a TLS handshake"}), false},
+		{tls.AlertError(42), false},
 	} {
 		if got := rejoinable(c.err); got != c.want {
 			t.Errorf("rejoinable(%v) = %v, want %v", c.err, got, c.want)
