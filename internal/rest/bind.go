@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,14 +17,6 @@ import (
 
 // Kafka answers the binding failures below with 500 and Jackson's text;
 // we answer 400 and say what is wrong.
-
-func readBody(r *http.Request) ([]byte, error) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		return nil, herder.BadRequest("Failed to read request body: %v", err)
-	}
-	return body, nil
-}
 
 // parseJSON checks that body is a single JSON value and returns it; an
 // empty body gives nil.

@@ -123,11 +123,7 @@ connectors:
 }
 
 func (s *server) createConnector(w http.ResponseWriter, r *http.Request) error {
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	req, err := parseCreateRequest(body)
+	req, err := parseCreateRequest(requestBody(r))
 	if err != nil {
 		return err
 	}
@@ -169,11 +165,7 @@ func location(r *http.Request, name string) string {
 
 // configBody reads and binds a flat config map body.
 func configBody(r *http.Request) (*configMap, error) {
-	body, err := readBody(r)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := parseJSON(body)
+	raw, err := parseJSON(requestBody(r))
 	if err != nil {
 		return nil, err
 	}
@@ -405,11 +397,7 @@ type message struct {
 
 func (s *server) alterOffsets(w http.ResponseWriter, r *http.Request) error {
 	name := r.PathValue("name")
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	offsets, err := ParseOffsetsRequest(body)
+	offsets, err := ParseOffsetsRequest(requestBody(r))
 	if err != nil {
 		return err
 	}

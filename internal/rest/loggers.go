@@ -23,11 +23,7 @@ func (s *server) getLogger(w http.ResponseWriter, r *http.Request) error {
 
 func (s *server) setLogger(w http.ResponseWriter, r *http.Request) error {
 	name := r.PathValue("logger")
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	raw, err := parseJSON(body)
+	raw, err := parseJSON(requestBody(r))
 	if err != nil {
 		return err
 	}

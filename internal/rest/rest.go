@@ -50,6 +50,13 @@ type Herder interface {
 // DefaultRequestTimeout is Kafka Connect's REST request timeout.
 const DefaultRequestTimeout = 90 * time.Second
 
+// Defaults of connectd's own limits on request bodies (Kafka Connect has
+// none). 4 MiB holds the PATCH of tens of thousands of offsets.
+const (
+	DefaultMaxRequestBytes = 4 << 20
+	DefaultBodyTimeout     = 30 * time.Second
+)
+
 // Options configure the handler.
 type Options struct {
 	// AdminEnabled serves /admin/loggers. Kafka serves it unless
@@ -58,6 +65,13 @@ type Options struct {
 	AdminEnabled bool
 	// RequestTimeout bounds every herder call; 0 means 90 s.
 	RequestTimeout time.Duration
+	// MaxRequestBytes bounds a request's body (rest.request.max.bytes);
+	// 0 means DefaultMaxRequestBytes.
+	MaxRequestBytes int64
+	// BodyTimeout bounds the time a client takes to send a request's
+	// body, from the end of its headers (rest.request.body.timeout.ms);
+	// 0 means DefaultBodyTimeout.
+	BodyTimeout time.Duration
 	// Logger receives one record per request and the errors behind 500s;
 	// nil discards them.
 	Logger *slog.Logger
@@ -77,19 +91,27 @@ func DefaultOptions() Options {
 }
 
 type server struct {
-	h       Herder
-	loggers *logging.Registry
-	timeout time.Duration
-	log     *slog.Logger
-	mux     *http.ServeMux
+	h        Herder
+	loggers  *logging.Registry
+	timeout  time.Duration
+	maxBody  int64
+	bodyTime time.Duration
+	log      *slog.Logger
+	mux      *http.ServeMux
 }
 
 // New returns the REST API over h. loggers backs /admin/loggers, which is
 // served only when opts.AdminEnabled is set and loggers is not nil.
 func New(h Herder, loggers *logging.Registry, opts Options) http.Handler {
-	s := &server{h: h, loggers: loggers, timeout: opts.RequestTimeout, log: opts.Logger, mux: http.NewServeMux()}
+	s := &server{h: h, loggers: loggers, timeout: opts.RequestTimeout, maxBody: opts.MaxRequestBytes, bodyTime: opts.BodyTimeout, log: opts.Logger, mux: http.NewServeMux()}
 	if s.timeout <= 0 {
 		s.timeout = DefaultRequestTimeout
+	}
+	if s.maxBody <= 0 {
+		s.maxBody = DefaultMaxRequestBytes
+	}
+	if s.bodyTime <= 0 {
+		s.bodyTime = DefaultBodyTimeout
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -128,11 +150,7 @@ func (s *server) routes(admin bool) {
 	// from its members; a standalone one answers as Kafka's does.
 	if ih, ok := s.h.(InternalHerder); ok {
 		s.handle("POST /connectors/{name}/tasks", func(w http.ResponseWriter, r *http.Request) error {
-			body, err := readBody(r)
-			if err != nil {
-				return err
-			}
-			if err := ih.SubmitTaskConfigs(r.Context(), r.PathValue("name"), body, r.Header); err != nil {
+			if err := ih.SubmitTaskConfigs(r.Context(), r.PathValue("name"), requestBody(r), r.Header); err != nil {
 				return err
 			}
 			w.WriteHeader(http.StatusNoContent)
@@ -178,7 +196,8 @@ func unsupported(msg string) handlerFunc {
 }
 
 // ServeHTTP routes the request. Unknown paths and wrong methods get
-// Kafka's JSON 404 and 405 bodies, and a panic becomes a 500.
+// Kafka's JSON 404 and 405 bodies, and a panic becomes a 500. Before an
+// endpoint runs, the request is screened (guard.go) and its body read.
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	sw := &statusWriter{ResponseWriter: w}
@@ -198,12 +217,32 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.log.Info("request", "method", r.Method, "uri", r.URL.RequestURI(), "status", status, "bytes", sw.bytes, "duration_ms", time.Since(start).Milliseconds())
 	}()
+	// Until the body is read, the connection has bodyTime to deliver
+	// it; so has whatever the server discards of a body left unread.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(s.bodyTime)) // unsupported only off a real connection
+	if err := refuseCrossOrigin(r); err != nil {
+		s.refuse(sw, r, err)
+		return
+	}
 	if _, pattern := s.mux.Handler(r); pattern == "" {
 		// No route: the mux answers 404, 405 (with Allow) or a redirect
 		// to the clean path. Keep its status and headers, not its text.
 		s.mux.ServeHTTP(&routeErrorWriter{statusWriter: sw}, r)
 		return
 	}
+	if err := refuseMediaType(r); err != nil {
+		s.refuse(sw, r, err)
+		return
+	}
+	r, err := s.readBody(w, r)
+	if err != nil {
+		s.refuse(sw, r, err)
+		return
+	}
+	// The endpoint may take long (a stop waits for its tasks): a read
+	// deadline passing meanwhile would cancel the request's context.
+	_ = rc.SetReadDeadline(time.Time{})
 	s.mux.ServeHTTP(sw, r)
 }
 

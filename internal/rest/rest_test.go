@@ -59,6 +59,9 @@ func send(t *testing.T, srv *httptest.Server, method, path, body string) respons
 	if err != nil {
 		t.Fatal(err)
 	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	resp, err := srv.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -139,10 +139,7 @@ func StartDistributed(ctx context.Context, props map[string]string, loggers *log
 	}, groupHandler{h})
 	h.SetMember(member)
 
-	handler := rest.New(h, loggers, rest.Options{
-		AdminEnabled: cfg.AdminListeners == nil || *cfg.AdminListeners != "",
-		Logger:       loggers.Logger("org.apache.kafka.connect.runtime.rest"),
-	})
+	handler := rest.New(h, loggers, restOptions(cfg, loggers))
 	s.servers = serveREST(lns, handler, log)
 	log.Info("advertised REST URL", "url", url)
 	runCtx, cancel := context.WithCancel(context.Background())

@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -98,10 +97,7 @@ func StartStandalone(ctx context.Context, props map[string]string, connectors []
 		WorkerID: workerID(cfg, s.RESTAddr), ClusterID: clusterID, Commit: Commit, Log: log,
 		Dial: brokerDial(s.Broker),
 	})
-	handler := rest.New(s.Herder, loggers, rest.Options{
-		AdminEnabled: cfg.AdminListeners == nil || *cfg.AdminListeners != "",
-		Logger:       loggers.Logger("org.apache.kafka.connect.runtime.rest"),
-	})
+	handler := rest.New(s.Herder, loggers, restOptions(cfg, loggers))
 	s.servers = serveREST(lns, handler, log)
 	if err := s.Herder.Start(ctx, connectors); err != nil {
 		return fail(err)
@@ -153,14 +149,15 @@ func lookupClusterID(ctx context.Context, bootstrap []string, props map[string]s
 	return md.Cluster, nil
 }
 
-// bindListeners binds the REST listeners the worker config names.
+// bindListeners binds the REST listeners the worker config names, each
+// serving at most rest.max.connections connections at a time.
 func bindListeners(cfg *worker.Config) ([]net.Listener, error) {
-	addrs, err := parseListeners(cfg.Listeners)
-	if err != nil {
-		return nil, err
+	limit := cfg.RESTMaxConnections
+	if limit == 0 {
+		limit = defaultMaxConnections
 	}
-	lns := make([]net.Listener, 0, len(addrs))
-	for _, addr := range addrs {
+	lns := make([]net.Listener, 0, len(cfg.ListenAddrs))
+	for _, addr := range cfg.ListenAddrs {
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			for _, l := range lns {
@@ -168,16 +165,18 @@ func bindListeners(cfg *worker.Config) ([]net.Listener, error) {
 			}
 			return nil, fmt.Errorf("REST listener %s: %w", addr, err)
 		}
-		lns = append(lns, ln)
+		lns = append(lns, limitListener(ln, limit))
 	}
 	return lns, nil
 }
 
-// serveREST serves the REST API on the bound listeners.
+// serveREST serves the REST API on the bound listeners. No write timeout:
+// some answers legitimately take long (a stop waits for its tasks, up to
+// the 90 s request timeout); the REST handler bounds reading the body.
 func serveREST(lns []net.Listener, handler http.Handler, log *slog.Logger) []*http.Server {
 	var servers []*http.Server
 	for _, ln := range lns {
-		srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+		srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: idleTimeout}
 		servers = append(servers, srv)
 		go func() {
 			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -187,23 +186,6 @@ func serveREST(lns []net.Listener, handler http.Handler, log *slog.Logger) []*ht
 		log.Info("REST API listening", "address", "http://"+ln.Addr().String())
 	}
 	return servers
-}
-
-// parseListeners turns Kafka Connect's listeners (http://host:port, an
-// empty host meaning every interface) into addresses to listen on.
-func parseListeners(ls []string) ([]string, error) {
-	var out []string
-	for _, l := range ls {
-		u, err := url.Parse(l)
-		if err != nil || u.Scheme == "" {
-			return nil, fmt.Errorf("Invalid value %s for configuration listeners: expected http://host:port", l)
-		}
-		if u.Scheme != "http" {
-			return nil, fmt.Errorf("Invalid value %s for configuration listeners: connectd serves only http listeners so far", l)
-		}
-		out = append(out, u.Host)
-	}
-	return out, nil
 }
 
 // workerID is the host:port shown as worker_id: the advertised host and

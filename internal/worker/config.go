@@ -35,6 +35,13 @@ type Config struct {
 	TopicTracking      bool
 	TopicTrackingReset bool
 	AdminListeners     *string
+
+	// ListenAddrs are the host:port addresses of Listeners.
+	ListenAddrs []string
+	// The REST server's limits; 0 means the REST server's default.
+	RESTMaxRequestBytes int64
+	RESTBodyTimeout     time.Duration
+	RESTMaxConnections  int
 }
 
 // Converter class defaults: Kafka requires key.converter and
@@ -69,6 +76,9 @@ func ParseConfig(props map[string]string) (*Config, error) {
 	c.Listeners = splitList(get("listeners", defaultListeners))
 	if len(c.Listeners) == 0 {
 		return nil, fmt.Errorf("Invalid value for configuration listeners: at least one listener is needed")
+	}
+	if err := c.parseREST(p); err != nil {
+		return nil, err
 	}
 	c.AdvertisedHost = get("rest.advertised.host.name", "")
 	var err error

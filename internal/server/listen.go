@@ -1,0 +1,75 @@
+package server
+
+import (
+	"net"
+	"sync"
+	"time"
+
+	"github.com/connectd/connectd/internal/logging"
+	"github.com/connectd/connectd/internal/rest"
+	"github.com/connectd/connectd/internal/worker"
+)
+
+const (
+	// defaultMaxConnections bounds what clients can hold of the worker:
+	// with bodies of at most rest.request.max.bytes (4 MiB), 64
+	// connections reading them at once stay well under a gigabyte.
+	defaultMaxConnections = 64
+	// idleTimeout frees the slot of a kept-alive connection nobody uses;
+	// 30 s is Jetty's default, which Kafka Connect keeps.
+	idleTimeout = 30 * time.Second
+)
+
+// restOptions are the REST handler's options from the worker config.
+func restOptions(cfg *worker.Config, loggers *logging.Registry) rest.Options {
+	return rest.Options{
+		AdminEnabled:    cfg.AdminListeners == nil || *cfg.AdminListeners != "",
+		MaxRequestBytes: cfg.RESTMaxRequestBytes,
+		BodyTimeout:     cfg.RESTBodyTimeout,
+		Logger:          loggers.Logger("org.apache.kafka.connect.runtime.rest"),
+	}
+}
+
+// limitListener accepts at most n connections at a time; the next ones
+// wait in the kernel's backlog until one closes.
+func limitListener(ln net.Listener, n int) net.Listener {
+	return &limitedListener{Listener: ln, slots: make(chan struct{}, n), done: make(chan struct{})}
+}
+
+type limitedListener struct {
+	net.Listener
+	slots     chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+func (l *limitedListener) Accept() (net.Conn, error) {
+	select {
+	case l.slots <- struct{}{}:
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.slots
+		return nil, err
+	}
+	return &limitedConn{Conn: c, release: func() { <-l.slots }}, nil
+}
+
+func (l *limitedListener) Close() error {
+	l.closeOnce.Do(func() { close(l.done) })
+	return l.Listener.Close()
+}
+
+type limitedConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+func (c *limitedConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
+	return err
+}
