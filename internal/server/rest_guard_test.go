@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -268,5 +269,42 @@ func TestLimitListener(t *testing.T) {
 	}
 	if _, err := ln.Accept(); !errors.Is(err, net.ErrClosed) {
 		t.Fatalf("Accept after Close: %v", err)
+	}
+}
+
+// A worker asked for a REST protection connectd does not give does not
+// start, and says which key asked for it.
+func TestWorkerRefusesUnprovidedProtections(t *testing.T) {
+	dir := t.TempDir()
+	basic := "org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension"
+	props := map[string]string{
+		"listeners":                    "http://127.0.0.1:0",
+		"embedded.kafka.listeners":     "127.0.0.1:0",
+		"embedded.kafka.data.dir":      filepath.Join(dir, "kafka"),
+		"offset.storage.file.filename": filepath.Join(dir, "connect.offsets"),
+		"rest.extension.classes":       basic,
+	}
+	s, err := StartStandalone(context.Background(), props, nil, testLoggers(t))
+	if err == nil {
+		s.Close()
+		t.Fatal("the standalone worker started")
+	}
+	if want := "Invalid value " + basic + " for configuration rest.extension.classes"; !strings.Contains(err.Error(), want) {
+		t.Fatalf("standalone: %v", err)
+	}
+	delete(props, "rest.extension.classes")
+	for k, v := range map[string]string{
+		"group.id": "g", "config.storage.topic": "c", "offset.storage.topic": "o", "status.storage.topic": "s",
+		"inter.worker.signature.algorithm": "HmacSHA512",
+	} {
+		props[k] = v
+	}
+	d, err := StartDistributed(context.Background(), props, testLoggers(t))
+	if err == nil {
+		d.Close()
+		t.Fatal("the distributed worker started")
+	}
+	if !strings.Contains(err.Error(), "inter.worker.signature.algorithm") {
+		t.Fatalf("distributed: %v", err)
 	}
 }

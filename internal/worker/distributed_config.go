@@ -108,7 +108,26 @@ func ParseDistributedConfig(props map[string]string) (*DistributedConfig, error)
 		}
 	}
 	c.AdvertisedListener = strings.TrimSpace(props["rest.advertised.listener"])
+	if err := refuseOtherSignatures(props); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// refuseOtherSignatures stops a worker asked to sign or check internal
+// requests otherwise than connectd does (256-bit HmacSHA256 keys, Kafka's
+// defaults): signing them otherwise than asked would fail open.
+func refuseOtherSignatures(props map[string]string) error {
+	const alg = "HmacSHA256"
+	for _, k := range []string{"inter.worker.key.generation.algorithm", "inter.worker.signature.algorithm", "inter.worker.verification.algorithms"} {
+		if v, ok := props[k]; ok && strings.TrimSpace(v) != alg {
+			return fmt.Errorf("Invalid value %s for configuration %s: connectd signs and verifies internal requests with %s only", v, k, alg)
+		}
+	}
+	if v, ok := props["inter.worker.key.size"]; ok && strings.TrimSpace(v) != "" && strings.TrimSpace(v) != "256" {
+		return fmt.Errorf("Invalid value %s for configuration inter.worker.key.size: connectd generates 256-bit session keys only", v)
+	}
+	return nil
 }
 
 // topicConfigs returns the topic settings given under a storage prefix,
