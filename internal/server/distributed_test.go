@@ -150,6 +150,7 @@ func TestDistributedClusterInProcess(t *testing.T) {
 		t.Fatalf("unsigned internal request: %d %s", code, body)
 	}
 	req, _ := http.NewRequest("POST", "http://"+c.workers[0].RESTAddr+"/connectors/src/tasks", strings.NewReader(`[{"task.class":"x"}]`))
+	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Connect-Authorization", "bm90IGEgc2lnbmF0dXJl")
 	req.Header.Set("X-Connect-Request-Signature-Algorithm", "HmacSHA256")
 	resp, err := http.DefaultClient.Do(req)
