@@ -10,6 +10,7 @@ import (
 
 	"github.com/connectd/connectd/internal/herder"
 	"github.com/connectd/connectd/internal/logging"
+	"golang.org/x/sync/semaphore"
 )
 
 // Herder is what the REST API needs from the worker's herder. Methods that
@@ -96,6 +97,7 @@ type server struct {
 	timeout  time.Duration
 	maxBody  int64
 	bodyTime time.Duration
+	bodies   *semaphore.Weighted // room for the bodies endpoints hold
 	log      *slog.Logger
 	mux      *http.ServeMux
 }
@@ -113,6 +115,7 @@ func New(h Herder, loggers *logging.Registry, opts Options) http.Handler {
 	if s.bodyTime <= 0 {
 		s.bodyTime = DefaultBodyTimeout
 	}
+	s.bodies = semaphore.NewWeighted(bodiesAtOnce * s.maxBody)
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -220,7 +223,8 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Until the body is read, the connection has bodyTime to deliver
 	// it; so has whatever the server discards of a body left unread.
 	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(s.bodyTime)) // unsupported only off a real connection
+	deadline := time.Now().Add(s.bodyTime)
+	_ = rc.SetReadDeadline(deadline) // unsupported only off a real connection
 	if err := refuseCrossOrigin(r); err != nil {
 		s.refuse(sw, r, err)
 		return
@@ -235,11 +239,12 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.refuse(sw, r, err)
 		return
 	}
-	r, err := s.readBody(w, r)
+	r, release, err := s.readBody(w, r, deadline)
 	if err != nil {
 		s.refuse(sw, r, err)
 		return
 	}
+	defer release()
 	// The endpoint may take long (a stop waits for its tasks): a read
 	// deadline passing meanwhile would cancel the request's context.
 	_ = rc.SetReadDeadline(time.Time{})

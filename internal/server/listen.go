@@ -11,9 +11,9 @@ import (
 )
 
 const (
-	// defaultMaxConnections bounds what clients can hold of the worker:
-	// with bodies of at most rest.request.max.bytes (4 MiB), 64
-	// connections reading them at once stay well under a gigabyte.
+	// defaultMaxConnections bounds the sockets and goroutines clients
+	// can hold of the worker (the REST handler bounds the memory their
+	// bodies take), and leaves room for UIs, tools and other workers.
 	defaultMaxConnections = 64
 	// idleTimeout frees the slot of a kept-alive connection nobody uses;
 	// 30 s is Jetty's default, which Kafka Connect keeps.

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -306,5 +307,79 @@ func TestWorkerRefusesUnprovidedProtections(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "inter.worker.signature.algorithm") {
 		t.Fatalf("distributed: %v", err)
+	}
+}
+
+const blockingValidateSinkClass = "test.BlockingValidateSink"
+
+// validateGate holds every validation of a blockingValidateSink until it
+// is closed.
+var validateGate struct {
+	sync.Mutex
+	ch chan struct{}
+}
+
+func init() {
+	connect.Register(connect.Plugin{Class: blockingValidateSinkClass, Type: connect.PluginSink, Version: "test",
+		New: func() any { return &blockingValidateSink{testSinkConnector{class: blockingValidateSinkClass}} }})
+}
+
+type blockingValidateSink struct{ testSinkConnector }
+
+func (*blockingValidateSink) Validate(map[string]string) map[string][]string {
+	validateGate.Lock()
+	ch := validateGate.ch
+	validateGate.Unlock()
+	<-ch
+	return nil
+}
+
+// Endpoints hold at most four of the largest bodies at once: a request
+// with a body waits for room, and is answered 503 if none is made before
+// its body time is out, rather than take more of the worker's memory.
+func TestRESTBodiesWaitForRoom(t *testing.T) {
+	gate := make(chan struct{})
+	validateGate.Lock()
+	validateGate.ch = gate
+	validateGate.Unlock()
+	w := guardedWorker(t)
+	prefix := `{"connector.class":"` + blockingValidateSinkClass + `","topics":"t","pad":"`
+	body := prefix + strings.Repeat("x", 1000-len(prefix)-2) + `"}`
+	type result struct {
+		code int
+		body string
+	}
+	results := make(chan result, 5)
+	for range 5 {
+		go func() {
+			req, _ := http.NewRequest("PUT", "http://"+w.s.RESTAddr+"/connector-plugins/"+blockingValidateSinkClass+"/config/validate", strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				results <- result{0, err.Error()}
+				return
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			results <- result{resp.StatusCode, string(b)}
+		}()
+	}
+	// Four bodies of 1000 bytes fill the room (4 × 1024 bytes); the
+	// validations holding them wait at the gate until the fifth is
+	// answered.
+	var first result
+	select {
+	case first = <-results:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no request answered while four were held")
+	}
+	close(gate)
+	if want := `{"error_code":503,"message":"The worker is busy reading other request bodies (4096 bytes at most at once); try again"}`; first.code != 503 || first.body != want {
+		t.Fatalf("first answer %d %s", first.code, first.body)
+	}
+	for range 4 {
+		if r := <-results; r.code != 200 {
+			t.Errorf("held request: %d %s", r.code, r.body)
+		}
 	}
 }
