@@ -478,6 +478,15 @@ func (h *Distributed) reconcile(ctx context.Context) {
 		if target == Stopped {
 			continue
 		}
+		// Task sets written by another worker (an older or Java one, or
+		// before tasks.max was lowered) are checked as Kafka Connect
+		// checks them at each task's start.
+		if err := h.w.CheckTaskCount(id.Connector, snap.Connectors[id.Connector], len(cfgs)); err != nil {
+			if h.taskState(id) != StateFailed {
+				h.putTaskStatus(id, StateFailed, trace(err), false)
+			}
+			continue
+		}
 		h.startTaskLocked(id, snap.Connectors[id.Connector], cfgs[id.Task], target == Paused)
 	}
 
@@ -578,11 +587,7 @@ func (h *Distributed) stopConnLocked(name string, dc *dconn) {
 // generateTaskConfigs asks a running connector for its task configs and,
 // when they differ from the committed ones, has the leader write them.
 func (h *Distributed) generateTaskConfigs(name string, dc *dconn, snap ClusterConfig) {
-	maxTasks, _ := strconv.Atoi(dc.config["tasks.max"])
-	if maxTasks < 1 {
-		maxTasks = 1
-	}
-	cfgs, err := dc.inst.TaskConfigs(maxTasks, dc.config)
+	cfgs, err := dc.inst.TaskConfigs(dc.config)
 	if err != nil {
 		dc.failed = true
 		h.putConnStatus(name, StateFailed, trace(err))
@@ -858,7 +863,7 @@ func (h *Distributed) TaskConfigs(ctx context.Context, name string) ([]TaskInfo,
 
 // ValidateConfig answers the validate endpoint, on this worker.
 func (h *Distributed) ValidateConfig(ctx context.Context, plugin string, config map[string]string) (*ConfigInfos, error) {
-	infos, err := validate(config)
+	infos, err := validate(config, h.cfg.TasksMaxPerConnector)
 	if err != nil {
 		return nil, err
 	}
@@ -1353,6 +1358,11 @@ func (h *Distributed) putTaskConfigs(ctx context.Context, name string, cfgs []ma
 	}
 	if snap.target(name) == Stopped && len(cfgs) > 0 {
 		return BadRequest("Cannot submit non-empty set of task configs for stopped connector %s", name)
+	}
+	// A member with a larger tasks.max.per.connector than the leader's
+	// must not have it write task sets that the others would run.
+	if limit := h.cfg.TasksMaxPerConnector; len(cfgs) > limit {
+		return BadRequest("Cannot submit %d task configs for connector %s: this worker runs at most %d tasks per connector (%s)", len(cfgs), name, limit, worker.TasksMaxPerConnectorConfig)
 	}
 	if err := h.store.PutTaskConfigs(ctx, name, cfgs); err != nil {
 		return Internal("Failed to write the task configs of %s: %v", name, err)

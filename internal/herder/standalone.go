@@ -7,7 +7,6 @@ import (
 	"maps"
 	"slices"
 	"sort"
-	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -187,11 +186,7 @@ func (h *Standalone) updateTasks(cs *connState) {
 	if cs.inst == nil || cs.target != Started {
 		return
 	}
-	maxTasks, _ := strconv.Atoi(cs.config["tasks.max"])
-	if maxTasks < 1 {
-		maxTasks = 1
-	}
-	cfgs, err := cs.inst.TaskConfigs(maxTasks, cs.config)
+	cfgs, err := cs.inst.TaskConfigs(cs.config)
 	if err != nil {
 		h.log.Error("connector failed to generate task configs", "connector", cs.name, "error", err)
 		h.status.setConnector(cs.name, StateFailed, trace(err))
@@ -362,11 +357,11 @@ func (h *Standalone) TaskConfigs(ctx context.Context, name string) ([]TaskInfo, 
 
 // ValidateConfig answers PUT /connector-plugins/{plugin}/config/validate.
 func (h *Standalone) ValidateConfig(ctx context.Context, plugin string, config map[string]string) (*ConfigInfos, error) {
-	return validate(config)
+	return validate(config, h.w.Config().TasksMaxPerConnector)
 }
 
 func (h *Standalone) validateForWrite(config map[string]string) error {
-	infos, err := validate(config)
+	infos, err := validate(config, h.w.Config().TasksMaxPerConnector)
 	if err != nil {
 		return err
 	}

@@ -99,9 +99,10 @@ func javaMapString(m map[string]string) string {
 }
 
 // validate checks a connector config as Kafka Connect's
-// AbstractHerder.validateConnectorConfig does and returns the ConfigInfos
-// the validate endpoint shows.
-func validate(config map[string]string) (*ConfigInfos, error) {
+// AbstractHerder.validateConnectorConfig does, and its tasks.max against
+// the worker's tasksLimit (tasks.max.per.connector), and returns the
+// ConfigInfos the validate endpoint shows.
+func validate(config map[string]string, tasksLimit int) (*ConfigInfos, error) {
 	class, ok := config["connector.class"]
 	if !ok {
 		return nil, BadRequest("Connector config %s contains no connector type", javaMapString(config))
@@ -134,6 +135,7 @@ func validate(config map[string]string) (*ConfigInfos, error) {
 	if p.Type == connect.PluginSink {
 		sinkTopicChecks(config, baseValues)
 	}
+	tasksLimitCheck(baseValues, tasksLimit)
 	for _, v := range baseValues {
 		add(base.Key(v.Name), v)
 	}
@@ -167,6 +169,15 @@ func sinkTopicChecks(config map[string]string, values []connect.ConfigValue) {
 	for i := range values {
 		if values[i].Name == "topics" || values[i].Name == "topics.regex" {
 			values[i].Errors = append(values[i].Errors, msg)
+		}
+	}
+}
+
+func tasksLimitCheck(values []connect.ConfigValue, limit int) {
+	for i := range values {
+		v := &values[i]
+		if n, ok := v.Value.(int32); ok && v.Name == "tasks.max" && len(v.Errors) == 0 && int(n) > limit {
+			v.Errors = append(v.Errors, fmt.Sprintf("Invalid value %d for configuration tasks.max: Value must be at most %d, this worker's %s", n, limit, worker.TasksMaxPerConnectorConfig))
 		}
 	}
 }

@@ -3,6 +3,7 @@ package worker
 import (
 	"fmt"
 	"maps"
+	"strconv"
 
 	"github.com/connectd/connectd/connect"
 )
@@ -12,6 +13,7 @@ type Connector struct {
 	Name   string
 	Plugin connect.Plugin
 	conn   connect.Connector
+	w      *Worker
 }
 
 type connectorContext struct {
@@ -35,13 +37,19 @@ func (w *Worker) StartConnector(name string, config map[string]string, reconfigu
 	}); err != nil {
 		return nil, err
 	}
-	return &Connector{Name: name, Plugin: p, conn: conn}, nil
+	return &Connector{Name: name, Plugin: p, conn: conn, w: w}, nil
 }
 
-// TaskConfigs asks the connector for its task configs and adds what the
-// runtime puts in every task config, as Java workers do: task.class, and
-// for sinks the topics or topics.regex of the connector.
-func (c *Connector) TaskConfigs(maxTasks int, connConfig map[string]string) ([]map[string]string, error) {
+// TaskConfigs asks the connector for at most tasks.max task configs and
+// adds what the runtime puts in every task config, as Java workers do:
+// task.class, and for sinks the topics or topics.regex of the connector.
+// A tasks.max above the worker's tasks.max.per.connector fails before the
+// connector is asked.
+func (c *Connector) TaskConfigs(connConfig map[string]string) ([]map[string]string, error) {
+	maxTasks := TasksMax(connConfig)
+	if maxTasks > c.w.cfg.TasksMaxPerConnector {
+		return nil, fmt.Errorf("The connector %s is configured with tasks.max=%d, more than the %d tasks this worker runs per connector (%s)", c.Name, maxTasks, c.w.cfg.TasksMaxPerConnector, TasksMaxPerConnectorConfig)
+	}
 	var cfgs []map[string]string
 	err := safeCall(func() error {
 		var err error
@@ -51,8 +59,8 @@ func (c *Connector) TaskConfigs(maxTasks int, connConfig map[string]string) ([]m
 	if err != nil {
 		return nil, err
 	}
-	if len(cfgs) > maxTasks {
-		return nil, fmt.Errorf("The connector %s has generated %d tasks, which is greater than %d, the maximum number of tasks it is configured to create", c.Name, len(cfgs), maxTasks)
+	if err := c.w.CheckTaskCount(c.Name, connConfig, len(cfgs)); err != nil {
+		return nil, err
 	}
 	out := make([]map[string]string, len(cfgs))
 	for i, cfg := range cfgs {
@@ -71,6 +79,41 @@ func (c *Connector) TaskConfigs(maxTasks int, connConfig map[string]string) ([]m
 		out[i] = cfg
 	}
 	return out, nil
+}
+
+// TasksMax is a connector's tasks.max, 1 when unset (validation refuses
+// anything else that is not a positive int).
+func TasksMax(connConfig map[string]string) int {
+	n, err := strconv.Atoi(connConfig["tasks.max"])
+	if err != nil || n < 1 {
+		return 1
+	}
+	return n
+}
+
+// CheckTaskCount is Kafka's Worker.checkTasksMax, beside this worker's
+// own bound: a connector with more task configs than its tasks.max fails
+// unless tasks.max.enforce is false (KIP-1004), when it is only warned
+// of; more than tasks.max.per.connector always fails.
+func (w *Worker) CheckTaskCount(name string, connConfig map[string]string, numTasks int) error {
+	maxTasks := TasksMax(connConfig)
+	if numTasks <= maxTasks {
+		return nil
+	}
+	enforce := true
+	if v, ok := connConfig["tasks.max.enforce"]; ok {
+		if b, err := connect.ParseValue("tasks.max.enforce", connect.ConfigBoolean, v); err == nil {
+			enforce = b.(bool)
+		}
+	}
+	if enforce {
+		return fmt.Errorf("The connector %s has generated %d tasks, which is greater than %d, the maximum number of tasks it is configured to create. This behaviour should be considered a bug and is disallowed. If necessary, it can be permitted by reconfiguring the connector with 'tasks.max.enforce' set to false; however, this option will be removed in a future release of Kafka Connect.", name, numTasks, maxTasks)
+	}
+	if numTasks > w.cfg.TasksMaxPerConnector {
+		return fmt.Errorf("The connector %s has generated %d tasks, more than the %d tasks this worker runs per connector (%s)", name, numTasks, w.cfg.TasksMaxPerConnector, TasksMaxPerConnectorConfig)
+	}
+	w.log.Warn("the connector generated more tasks than tasks.max; they run because tasks.max.enforce is false, which a future Kafka Connect will not allow", "connector", name, "tasks", numTasks, "tasks.max", maxTasks)
+	return nil
 }
 
 // Stop stops the connector instance.
