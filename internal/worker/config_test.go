@@ -109,3 +109,20 @@ func TestParseDistributedConfigRefusesOtherSignatures(t *testing.T) {
 		}
 	}
 }
+
+func TestTasksMaxPerConnector(t *testing.T) {
+	c, err := ParseConfig(nil)
+	if err != nil || c.TasksMaxPerConnector != defaultTasksMaxPerConnector {
+		t.Fatalf("default: %v, %v", c, err)
+	}
+	c, err = ParseConfig(map[string]string{"tasks.max.per.connector": " 12 "})
+	if err != nil || c.TasksMaxPerConnector != 12 {
+		t.Fatalf("12: %v, %v", c, err)
+	}
+	for _, bad := range []string{"0", "-3", "many"} {
+		_, err := ParseConfig(map[string]string{"tasks.max.per.connector": bad})
+		if err == nil || !strings.Contains(err.Error(), "tasks.max.per.connector") || !strings.Contains(err.Error(), bad) {
+			t.Errorf("%q: %v, want an error naming the key and the value", bad, err)
+		}
+	}
+}

@@ -97,22 +97,21 @@ func TasksMax(connConfig map[string]string) int {
 // of; more than tasks.max.per.connector always fails.
 func (w *Worker) CheckTaskCount(name string, connConfig map[string]string, numTasks int) error {
 	maxTasks := TasksMax(connConfig)
-	if numTasks <= maxTasks {
-		return nil
-	}
 	enforce := true
 	if v, ok := connConfig["tasks.max.enforce"]; ok {
 		if b, err := connect.ParseValue("tasks.max.enforce", connect.ConfigBoolean, v); err == nil {
 			enforce = b.(bool)
 		}
 	}
-	if enforce {
+	if numTasks > maxTasks && enforce {
 		return fmt.Errorf("The connector %s has generated %d tasks, which is greater than %d, the maximum number of tasks it is configured to create. This behaviour should be considered a bug and is disallowed. If necessary, it can be permitted by reconfiguring the connector with 'tasks.max.enforce' set to false; however, this option will be removed in a future release of Kafka Connect.", name, numTasks, maxTasks)
 	}
 	if numTasks > w.cfg.TasksMaxPerConnector {
-		return fmt.Errorf("The connector %s has generated %d tasks, more than the %d tasks this worker runs per connector (%s)", name, numTasks, w.cfg.TasksMaxPerConnector, TasksMaxPerConnectorConfig)
+		return fmt.Errorf("The connector %s has %d tasks, more than the %d tasks this worker runs per connector (%s)", name, numTasks, w.cfg.TasksMaxPerConnector, TasksMaxPerConnectorConfig)
 	}
-	w.log.Warn("the connector generated more tasks than tasks.max; they run because tasks.max.enforce is false, which a future Kafka Connect will not allow", "connector", name, "tasks", numTasks, "tasks.max", maxTasks)
+	if numTasks > maxTasks {
+		w.log.Warn("the connector generated more tasks than tasks.max; they run because tasks.max.enforce is false, which a future Kafka Connect will not allow", "connector", name, "tasks", numTasks, "tasks.max", maxTasks)
+	}
 	return nil
 }
 
