@@ -1,8 +1,15 @@
 package server
 
 import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -10,10 +17,13 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/connectd/connectd/connect"
 	"github.com/connectd/connectd/connectors/file"
+	"github.com/connectd/connectd/internal/storage"
 	"github.com/connectd/connectd/internal/worker"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // gatedSinkClass is a FileStreamSink whose connector generates
@@ -227,4 +237,98 @@ func TestTasksAtTheLimitStartAndGoAway(t *testing.T) {
 	eventually(t, "files closed and goroutines gone", func() bool {
 		return openFiles(t) <= baseFiles+2 && runtime.NumGoroutine() <= baseGoroutines+10
 	})
+}
+
+// Task configs in the config topic beyond this worker's limit (written by
+// a Java worker, which has none) fail each task instead of starting it.
+func TestDistributedTaskSetAboveWorkerLimitFails(t *testing.T) {
+	c := startCluster(t, 1, map[string]string{"tasks.max.per.connector": "2"})
+	w := c.healthy(0)
+	in := filepath.Join(t.TempDir(), "in.txt")
+	writeLines(t, in, "a")
+	config := map[string]string{"name": "wide", "connector.class": "FileStreamSource", "file": in, "topic": "lines", "tasks.max": "3"}
+	paused, err := storage.EncodeTargetState("PAUSED")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := []*kgo.Record{
+		{Key: []byte(storage.ConnectorConfigKey("wide")), Value: storage.EncodeConnectorConfig(config)},
+		{Key: []byte(storage.TargetStateKey("wide")), Value: paused},
+	}
+	for i := range 3 {
+		task := map[string]string{"file": in, "topic": "lines", "task.class": file.SourceTaskClass}
+		recs = append(recs, &kgo.Record{Key: []byte(storage.TaskConfigKey("wide", i)), Value: storage.EncodeTaskConfig(task)})
+	}
+	recs = append(recs, &kgo.Record{Key: []byte(storage.TaskCommitKey("wide")), Value: storage.EncodeTaskCommit(3)})
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.broker.Addr()), kgo.DefaultProduceTopic("connect-configs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if err := cl.ProduceSync(context.Background(), recs...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the three tasks failed", func() bool { return w.state("wide") == "PAUSED/FAILED/FAILED/FAILED" })
+	if body := w.must(200, "GET", "/connectors/wide/tasks/2/status", ""); !strings.Contains(body, "The connector wide has 3 tasks, more than the 2 tasks this worker runs per connector (tasks.max.per.connector)") {
+		t.Fatalf("task status %s", body)
+	}
+}
+
+// The leader refuses a member's task configs beyond its limit.
+func TestDistributedLeaderRefusesTaskSetAboveLimit(t *testing.T) {
+	c := startCluster(t, 1, map[string]string{"tasks.max.per.connector": "2"})
+	w := c.healthy(0)
+	in := filepath.Join(t.TempDir(), "in.txt")
+	writeLines(t, in, "a")
+	postFileSource(w, "src", in)
+	eventually(t, "src running", func() bool { return w.state("src") == "RUNNING/RUNNING" })
+
+	key := sessionKey(t, c.broker.Addr())
+	body := []byte(`[{"task.class":"x"},{"task.class":"x"},{"task.class":"x"}]`)
+	mac := hmac.New(sha256.New, key)
+	mac.Write(body)
+	req, err := http.NewRequest("POST", "http://"+c.workers[0].RESTAddr+"/connectors/src/tasks", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Connect-Authorization", base64.StdEncoding.EncodeToString(mac.Sum(nil)))
+	req.Header.Set("X-Connect-Request-Signature-Algorithm", "HmacSHA256")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, _ := io.ReadAll(resp.Body)
+	if msg := errorMessage(t, string(got)); !strings.Contains(msg, "3 task configs") || !strings.Contains(msg, "at most 2 tasks per connector (tasks.max.per.connector)") {
+		t.Fatalf("message %q", msg)
+	}
+	if body := w.must(200, "GET", "/connectors/src/tasks", ""); strings.Count(body, `"task.class"`) != 1 {
+		t.Fatalf("tasks %s", body)
+	}
+}
+
+// sessionKey reads the newest session key from the config topic.
+func sessionKey(t *testing.T, bootstrap string) []byte {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap), kgo.ConsumeTopics("connect-configs"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var key []byte
+	for key == nil {
+		fs := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatal("no session key in the config topic")
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			if rec, err := storage.DecodeConfigRecord(r.Key, r.Value); err == nil && rec.Type == storage.ConfigRecordSessionKey {
+				key = rec.SessionKey.Key
+			}
+		})
+	}
+	return key
 }
