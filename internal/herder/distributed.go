@@ -66,7 +66,6 @@ type Distributed struct {
 	// regenBackoff is the wait before submitting a connector's task
 	// configs again after a failed submission.
 	regenBackoff map[string]time.Duration
-	plugins      map[string]connect.Plugin
 	// members are the workers (host:port) in the group as this worker
 	// last led it; nil when it is not the leader.
 	members map[string]bool
@@ -76,6 +75,11 @@ type Distributed struct {
 	// (which must not wait for mu).
 	incarnations sync.Map // TaskID → *worker.Task
 	gen          atomic.Int32
+
+	// plugins caches connector classes (class → connect.Plugin) for REST
+	// requests, which must not wait for mu while a reconcile pass starts
+	// or stops what runs here.
+	plugins sync.Map
 }
 
 type dconn struct {
@@ -167,7 +171,6 @@ func NewDistributed(cfg *worker.Config, dcfg *worker.DistributedConfig, bootstra
 		kick:  make(chan struct{}, 1),
 		owned: map[string]bool{}, ownedTasks: map[TaskID]bool{},
 		conns: map[string]*dconn{}, tasks: map[TaskID]*dtask{}, regen: map[string]bool{}, regenBackoff: map[string]time.Duration{},
-		plugins: map[string]connect.Plugin{},
 	}
 	if u, err := url.Parse(opts.URL); err == nil {
 		h.workerID = u.Host
@@ -720,13 +723,11 @@ func (h *Distributed) forgetStatuses(name string) {
 // ---- REST ------------------------------------------------------------------
 
 func (h *Distributed) plugin(class string) connect.Plugin {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if p, ok := h.plugins[class]; ok {
-		return p
+	if p, ok := h.plugins.Load(class); ok {
+		return p.(connect.Plugin)
 	}
 	_, p, _ := worker.Instantiate(class)
-	h.plugins[class] = p
+	h.plugins.Store(class, p)
 	return p
 }
 

@@ -21,6 +21,7 @@ import (
 
 	"github.com/connectd/connectd/connect"
 	"github.com/connectd/connectd/connectors/file"
+	"github.com/connectd/connectd/converters"
 	"github.com/connectd/connectd/internal/storage"
 	"github.com/connectd/connectd/internal/worker"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -331,4 +332,81 @@ func sessionKey(t *testing.T, bootstrap string) []byte {
 		})
 	}
 	return key
+}
+
+// gatedConverterClass is a StringConverter whose Configure, called as a
+// task starts, tells configuring and waits for converterGate when one is
+// set.
+const gatedConverterClass = "test.GatedConverter"
+
+var (
+	converterGate atomic.Pointer[chan struct{}]
+	configuring   = make(chan struct{}, 16)
+)
+
+func init() {
+	connect.Register(connect.Plugin{Class: gatedConverterClass, Type: connect.PluginConverter, Version: "test",
+		New: func() any { return &gatedConverter{} }})
+}
+
+type gatedConverter struct{ converters.StringConverter }
+
+func (c *gatedConverter) Configure(config map[string]string, isKey bool) error {
+	if g := converterGate.Load(); g != nil {
+		select {
+		case configuring <- struct{}{}:
+		default:
+		}
+		<-*g
+	}
+	return c.StringConverter.Configure(config, isKey)
+}
+
+// A distributed worker answers status and connector requests while a
+// reconcile pass is starting tasks (here held in their converter's
+// Configure, under the herder's lock).
+func TestDistributedAnswersWhileTasksStart(t *testing.T) {
+	_, w := runningSource(t)
+	gate := make(chan struct{})
+	converterGate.Store(&gate)
+	t.Cleanup(func() {
+		if converterGate.Swap(nil) != nil {
+			close(gate)
+		}
+	})
+	w.must(201, "POST", "/connectors", jsonString(map[string]any{"name": "slow", "config": map[string]string{
+		"connector.class": "FileStreamSink", "file": filepath.Join(t.TempDir(), "out.txt"), "topics": "t", "tasks.max": "2",
+		"value.converter": gatedConverterClass}}))
+	select {
+	case <-configuring:
+	case <-time.After(60 * time.Second):
+		t.Fatal("no task of slow started")
+	}
+	answered := make(chan string, 1)
+	go func() {
+		// Not w.do: it fails the test, which only the test's goroutine may.
+		var got []string
+		for _, path := range []string{"/connectors/src/status", "/connectors/slow"} {
+			resp, err := http.Get("http://" + w.s.RESTAddr + path)
+			if err != nil {
+				answered <- err.Error()
+				return
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			got = append(got, fmt.Sprintf("%d %s", resp.StatusCode, body))
+		}
+		answered <- strings.Join(got, "\n")
+	}()
+	select {
+	case got := <-answered:
+		if !strings.HasPrefix(got, `200 {"name":"src","connector":{"state":"RUNNING"`) || !strings.Contains(got, "\n200 {\"name\":\"slow\"") {
+			t.Fatalf("answers %s", got)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("GET status and GET connector waited for the tasks to start")
+	}
+	converterGate.Store(nil)
+	close(gate)
+	eventually(t, "slow running", func() bool { return w.state("slow") == "RUNNING/RUNNING/RUNNING" })
 }
