@@ -1360,8 +1360,8 @@ func (h *Distributed) putTaskConfigs(ctx context.Context, name string, cfgs []ma
 	if snap.target(name) == Stopped && len(cfgs) > 0 {
 		return BadRequest("Cannot submit non-empty set of task configs for stopped connector %s", name)
 	}
-	// A member with a larger tasks.max.per.connector than the leader's
-	// must not have it write task sets that the others would run.
+	// The leader's limit holds for the cluster, even when the member
+	// that generated the set has a larger one.
 	if limit := h.cfg.TasksMaxPerConnector; len(cfgs) > limit {
 		return BadRequest("Cannot submit %d task configs for connector %s: this worker runs at most %d tasks per connector (%s)", len(cfgs), name, limit, worker.TasksMaxPerConnectorConfig)
 	}
