@@ -86,8 +86,11 @@ func TestTasksMaxAboveWorkerLimitIsRefused(t *testing.T) {
 	config := func(tasksMax string) map[string]string {
 		return map[string]string{"connector.class": "FileStreamSink", "file": filepath.Join(dir, "out.txt"), "topics": "t", "tasks.max": tasksMax}
 	}
-	wantRefusal := func(what, body string) {
+	wantRefusal := func(what string, code int, body string) {
 		t.Helper()
+		if code != 400 {
+			t.Fatalf("%s: status %d, want 400", what, code)
+		}
 		msg := errorMessage(t, body)
 		for _, s := range []string{"tasks.max", "9", "8", "tasks.max.per.connector"} {
 			if !strings.Contains(msg, s) {
@@ -95,18 +98,18 @@ func TestTasksMaxAboveWorkerLimitIsRefused(t *testing.T) {
 			}
 		}
 	}
-	_, body := w.do("POST", "/connectors", jsonString(map[string]any{"name": "big", "config": config("9")}))
-	wantRefusal("create", body)
-	_, body = w.do("PUT", "/connectors/big/config", jsonString(config("9")))
-	wantRefusal("PUT creating", body)
+	code, body := w.do("POST", "/connectors", jsonString(map[string]any{"name": "big", "config": config("9")}))
+	wantRefusal("create", code, body)
+	code, body = w.do("PUT", "/connectors/big/config", jsonString(config("9")))
+	wantRefusal("PUT creating", code, body)
 	w.must(404, "GET", "/connectors/big", "")
 
 	w.must(201, "POST", "/connectors", jsonString(map[string]any{"name": "big", "config": config("8")}))
 	eventually(t, "8 tasks running", func() bool { return strings.Count(w.state("big"), "RUNNING") == 9 })
-	_, body = w.do("PUT", "/connectors/big/config", jsonString(config("9")))
-	wantRefusal("PUT", body)
-	_, body = w.do("PATCH", "/connectors/big/config", `{"tasks.max":"9"}`)
-	wantRefusal("PATCH", body)
+	code, body = w.do("PUT", "/connectors/big/config", jsonString(config("9")))
+	wantRefusal("PUT", code, body)
+	code, body = w.do("PATCH", "/connectors/big/config", `{"tasks.max":"9"}`)
+	wantRefusal("PATCH", code, body)
 	if body := w.must(200, "GET", "/connectors/big/config", ""); !strings.Contains(body, `"tasks.max":"8"`) {
 		t.Fatalf("a refused change altered the config: %s", body)
 	}
