@@ -50,6 +50,10 @@ type Distributed struct {
 
 	kick chan struct{} // wakes the reconcile loop
 
+	// configLocks serializes, at the leader, the writes of each
+	// connector's config against the config topic's latest state.
+	configLocks configLocks
+
 	// taskConfigsMu orders, at the leader, the task configs a running
 	// connector sends with the empty set and STOPPED state a stop writes.
 	taskConfigsMu sync.Mutex
@@ -911,6 +915,7 @@ func (h *Distributed) CreateConnector(ctx context.Context, name string, config m
 	}
 	var info *ConnectorInfo
 	err := h.atLeader(ctx, func() error {
+		defer h.configLocks.lock(name)()
 		if err := h.store.Refresh(ctx); err != nil {
 			return Internal("Failed to read to end of config topic: %v", err)
 		}
@@ -980,6 +985,7 @@ func (h *Distributed) PutConnectorConfig(ctx context.Context, name string, confi
 	var info *ConnectorInfo
 	var created bool
 	err := h.atLeader(ctx, func() error {
+		defer h.configLocks.lock(name)()
 		if err := h.store.Refresh(ctx); err != nil {
 			return Internal("Failed to read to end of config topic: %v", err)
 		}
@@ -1003,20 +1009,39 @@ func (h *Distributed) PutConnectorConfig(ctx context.Context, name string, confi
 	return info, created, err
 }
 
-// PatchConnectorConfig answers PATCH /connectors/{c}/config.
+// PatchConnectorConfig answers PATCH /connectors/{c}/config, at the
+// leader, as Kafka does: the patch applies to the config topic's latest
+// state, under the connector's config lock, so that concurrent patches
+// through any worker all keep their keys.
 func (h *Distributed) PatchConnectorConfig(ctx context.Context, name string, patch map[string]*string) (*ConnectorInfo, error) {
-	config, err := h.ConnectorConfig(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	for k, v := range patch {
-		if v == nil {
-			delete(config, k)
-		} else {
-			config[k] = *v
+	var info *ConnectorInfo
+	err := h.atLeader(ctx, func() error {
+		defer h.configLocks.lock(name)()
+		if err := h.store.Refresh(ctx); err != nil {
+			return Internal("Failed to read to end of config topic: %v", err)
 		}
-	}
-	info, _, err := h.PutConnectorConfig(ctx, name, config)
+		current, ok := h.store.Snapshot().Connectors[name]
+		if !ok {
+			return NotFound("Connector %s not found", name)
+		}
+		config := patched(current, patch)
+		if err := h.validateForWrite(config); err != nil {
+			return err
+		}
+		if err := h.store.PutConnectorConfig(ctx, name, config, nil); err != nil {
+			return Internal("Failed to write connector %s: %v", name, err)
+		}
+		var err error
+		info, err = h.info(h.store.Snapshot(), name)
+		return err
+	}, func(cl *client.Client) error {
+		ci, err := cl.PatchConfig(ctx, name, patch)
+		if err != nil {
+			return err
+		}
+		info, err = convert[ConnectorInfo](ci)
+		return err
+	})
 	return info, err
 }
 
@@ -1024,6 +1049,7 @@ func (h *Distributed) PatchConnectorConfig(ctx context.Context, name string, pat
 // are kept, as in Kafka Connect.
 func (h *Distributed) DeleteConnector(ctx context.Context, name string) error {
 	return h.atLeader(ctx, func() error {
+		defer h.configLocks.lock(name)()
 		if err := h.store.Refresh(ctx); err != nil {
 			return Internal("Failed to read to end of config topic: %v", err)
 		}

@@ -32,8 +32,9 @@ type Standalone struct {
 	commit    string
 	ready     atomic.Bool
 
-	mu    sync.Mutex // guards conns and every change of what runs
-	conns map[string]*connState
+	configLocks configLocks
+	mu          sync.Mutex // guards conns and every change of what runs
+	conns       map[string]*connState
 
 	status statusStore
 	om     offsetsManager
@@ -374,6 +375,7 @@ func (h *Standalone) validateForWrite(config map[string]string) error {
 // CreateConnector answers POST /connectors. initialOffsets (KIP-995) are
 // written before the connector first runs, so it starts where they say.
 func (h *Standalone) CreateConnector(ctx context.Context, name string, config map[string]string, initial TargetState, initialOffsets []ConnectorOffset) (*ConnectorInfo, error) {
+	defer h.configLocks.lock(name)()
 	if err := h.validateForWrite(config); err != nil {
 		return nil, err
 	}
@@ -382,6 +384,12 @@ func (h *Standalone) CreateConnector(ctx context.Context, name string, config ma
 	if _, ok := h.conns[name]; ok {
 		return nil, Conflict("Connector %s already exists", name)
 	}
+	return h.create(ctx, name, config, initial, initialOffsets)
+}
+
+// create adds a validated connector that does not exist. The caller holds
+// the connector's config lock and h.mu.
+func (h *Standalone) create(ctx context.Context, name string, config map[string]string, initial TargetState, initialOffsets []ConnectorOffset) (*ConnectorInfo, error) {
 	if initial == "" {
 		initial = Started
 	}
@@ -409,17 +417,17 @@ func (h *Standalone) CreateConnector(ctx context.Context, name string, config ma
 // PutConnectorConfig answers PUT /connectors/{c}/config: create or replace.
 // The target state is kept.
 func (h *Standalone) PutConnectorConfig(ctx context.Context, name string, config map[string]string) (*ConnectorInfo, bool, error) {
+	defer h.configLocks.lock(name)()
 	if err := h.validateForWrite(config); err != nil {
 		return nil, false, err
 	}
 	h.mu.Lock()
+	defer h.mu.Unlock()
 	cs, ok := h.conns[name]
 	if !ok {
-		h.mu.Unlock()
-		info, err := h.CreateConnector(ctx, name, config, "", nil)
+		info, err := h.create(ctx, name, config, "", nil)
 		return info, err == nil, err
 	}
-	defer h.mu.Unlock()
 	return h.replaceConfig(cs, config)
 }
 
@@ -439,31 +447,25 @@ func (h *Standalone) replaceConfig(cs *connState, config map[string]string) (*Co
 }
 
 // PatchConnectorConfig answers PATCH /connectors/{c}/config: nil values
-// remove keys.
+// remove keys. The config lock keeps the connector and its config as
+// they were read until the patched config replaces them.
 func (h *Standalone) PatchConnectorConfig(ctx context.Context, name string, patch map[string]*string) (*ConnectorInfo, error) {
+	defer h.configLocks.lock(name)()
 	h.mu.Lock()
 	cs, err := h.get(name)
-	if err != nil {
-		h.mu.Unlock()
-		return nil, err
+	var config map[string]string
+	if err == nil {
+		config = patched(cs.config, patch)
 	}
-	config := maps.Clone(cs.config)
 	h.mu.Unlock()
-	for k, v := range patch {
-		if v == nil {
-			delete(config, k)
-		} else {
-			config[k] = *v
-		}
+	if err != nil {
+		return nil, err
 	}
 	if err := h.validateForWrite(config); err != nil {
 		return nil, err
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if cs, err = h.get(name); err != nil {
-		return nil, err
-	}
 	info, _, err := h.replaceConfig(cs, config)
 	return info, err
 }
@@ -471,6 +473,7 @@ func (h *Standalone) PatchConnectorConfig(ctx context.Context, name string, patc
 // DeleteConnector answers DELETE /connectors/{c}. Offsets are kept:
 // re-creating the connector resumes from them, as in Kafka Connect.
 func (h *Standalone) DeleteConnector(ctx context.Context, name string) error {
+	defer h.configLocks.lock(name)()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	cs, err := h.get(name)

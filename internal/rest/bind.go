@@ -210,6 +210,17 @@ func (c *configMap) checkName(name string) error {
 	return nil
 }
 
+// checkPatchName refuses a PATCH that would rename the connector, with
+// the message Kafka's PUT gives for a mismatching name: the config would
+// name another connector than the one it is stored under. A patch that
+// removes the name is left to validation, which says it is required.
+func (c *configMap) checkPatchName(name string) error {
+	if v := c.vals["name"]; v != nil && *v != name {
+		return c.checkName(name)
+	}
+	return nil
+}
+
 // requireClass is the first step of Kafka's config validation.
 func (c *configMap) requireClass() error {
 	if c.vals["connector.class"] == nil {

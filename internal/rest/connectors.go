@@ -234,6 +234,9 @@ func (s *server) patchConfig(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if err := c.checkPatchName(name); err != nil {
+		return err
+	}
 	info, err := call(r.Context(), func(ctx context.Context) (*herder.ConnectorInfo, error) {
 		return s.h.PatchConnectorConfig(ctx, name, c.vals)
 	})
