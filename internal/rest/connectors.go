@@ -165,7 +165,11 @@ func location(r *http.Request, name string) string {
 
 // configBody reads and binds a flat config map body.
 func configBody(r *http.Request) (*configMap, error) {
-	raw, err := parseJSON(requestBody(r))
+	return bindConfigBody(requestBody(r))
+}
+
+func bindConfigBody(body []byte) (*configMap, error) {
+	raw, err := parseJSON(body)
 	if err != nil {
 		return nil, err
 	}
@@ -230,20 +234,30 @@ func (s *server) putConfig(w http.ResponseWriter, r *http.Request) error {
 
 func (s *server) patchConfig(w http.ResponseWriter, r *http.Request) error {
 	name := r.PathValue("name")
-	c, err := configBody(r)
+	patch, err := bindPatch(requestBody(r), name)
 	if err != nil {
 		return err
 	}
-	if err := c.checkPatchName(name); err != nil {
-		return err
-	}
 	info, err := call(r.Context(), func(ctx context.Context) (*herder.ConnectorInfo, error) {
-		return s.h.PatchConnectorConfig(ctx, name, c.vals)
+		return s.h.PatchConnectorConfig(ctx, name, patch)
 	})
 	if err != nil {
 		return err
 	}
 	return writeJSON(w, http.StatusOK, fixInfo(info))
+}
+
+// bindPatch binds the body of a PATCH of connector name's config: a nil
+// value removes its key.
+func bindPatch(body []byte, name string) (map[string]*string, error) {
+	c, err := bindConfigBody(body)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkPatchName(name); err != nil {
+		return nil, err
+	}
+	return c.vals, nil
 }
 
 func (s *server) deleteConnector(w http.ResponseWriter, r *http.Request) error {

@@ -22,6 +22,11 @@ type stub struct {
 	info   func(ctx context.Context, name string) (*herder.ConnectorInfo, error)
 	put    func(ctx context.Context, name string, config map[string]string) (*herder.ConnectorInfo, bool, error)
 	offs   func(ctx context.Context, name string) (*herder.ConnectorOffsets, error)
+	patch  func(ctx context.Context, name string, patch map[string]*string) (*herder.ConnectorInfo, error)
+}
+
+func (s *stub) PatchConnectorConfig(ctx context.Context, name string, patch map[string]*string) (*herder.ConnectorInfo, error) {
+	return s.patch(ctx, name, patch)
 }
 
 func (s *stub) ConnectorOffsets(ctx context.Context, name string) (*herder.ConnectorOffsets, error) {
