@@ -1,38 +1,18 @@
 package embedded
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/connectd/connectd/internal/servertest"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
-
-// syncBuffer is a log destination the broker's goroutines write to while
-// the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // A segment the broker cannot write (/dev/full answers every write with
 // ENOSPC, as a full disk does) fails the produce, and the broker's log
@@ -49,7 +29,7 @@ func TestFullDiskIsLoggedWithItsPath(t *testing.T) {
 	if err := os.Symlink("/dev/full", seg); err != nil {
 		t.Fatal(err)
 	}
-	var logs syncBuffer
+	var logs servertest.SyncBuffer
 	b, err := Start(Config{Listen: "127.0.0.1:0", DataDir: dir, Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/connectd/connectd/internal/servertest"
 )
 
 // kill -9 the broker (connectd kafka) under two distributed workers
@@ -25,7 +27,7 @@ func TestDistributedPipelineSurvivesBrokerKill(t *testing.T) {
 	}
 	bin := buildBinary(t)
 	dir := t.TempDir()
-	kafkaAddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	kafkaAddr := fmt.Sprintf("127.0.0.1:%d", servertest.FreePort(t))
 	dataDir := filepath.Join(dir, "kafka")
 	broker := startProcBroker(t, bin, kafkaAddr, dataDir)
 	// The sinks' consumers give up their sessions soon, so that an
@@ -38,27 +40,8 @@ func TestDistributedPipelineSurvivesBrokerKill(t *testing.T) {
 	}
 
 	in, out := filepath.Join(dir, "in.txt"), filepath.Join(dir, "out.txt")
-	written := 0
-	more := func(n int) {
-		var b strings.Builder
-		for range n {
-			fmt.Fprintf(&b, "line-%06d\n", written)
-			written++
-		}
-		f, err := os.OpenFile(in, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		if _, err := f.WriteString(b.String()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	allThere := func() bool {
-		_, unique := countLines(out)
-		return len(unique) == written
-	}
-	more(1000)
+	lines := &numberedLines{t: t, in: in, out: out}
+	lines.more(1000)
 	w0 := workers[0].rest()
 	w0.must(201, "POST", "/connectors", jsonString(map[string]any{
 		"name": "src", "config": map[string]string{"connector.class": "FileStreamSource", "file": in, "topic": "lines"},
@@ -66,13 +49,13 @@ func TestDistributedPipelineSurvivesBrokerKill(t *testing.T) {
 	w0.must(201, "POST", "/connectors", jsonString(map[string]any{
 		"name": "sink", "config": map[string]string{"connector.class": "FileStreamSink", "file": out, "topics": "lines"},
 	}))
-	eventually(t, "the first lines in the sink", allThere)
+	eventually(t, "the first lines in the sink", lines.allThere)
 
 	if err := broker.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	_ = broker.Wait()
-	more(1000)
+	lines.more(1000)
 	// An outage longer than the sink's session: its heartbeats fail
 	// until franz-go gives up on the session, and the broker it comes
 	// back to knows nothing of it. This is the scenario, not a wait for
@@ -94,8 +77,8 @@ func TestDistributedPipelineSurvivesBrokerKill(t *testing.T) {
 		}
 		return strings.Contains(taskStates(t, w0, "sink"), "FAILED")
 	})
-	more(1000)
-	eventually(t, "every line in the sink after the broker's restart", allThere)
+	lines.more(1000)
+	eventually(t, "every line in the sink after the broker's restart", lines.allThere)
 	// A task that failed during the outage may have been started again by
 	// the rebalance after it, and its FAILED status lost with the broker:
 	// the workers' logs tell.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/connectd/connectd/internal/servertest"
 	"github.com/connectd/connectd/internal/storage"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -28,16 +28,6 @@ func buildBinary(t *testing.T) string {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }
 
 func writeFile(t *testing.T, path, content string) {
@@ -73,7 +63,7 @@ func TestCrashLosesNothing(t *testing.T) {
 	const n = 100000
 	bin := buildBinary(t)
 	dir := t.TempDir()
-	kafkaAddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	kafkaAddr := fmt.Sprintf("127.0.0.1:%d", servertest.FreePort(t))
 	in, out := filepath.Join(dir, "in.txt"), filepath.Join(dir, "out.txt")
 	written := 0
 	appendLines := func(k int) {
@@ -92,7 +82,7 @@ func TestCrashLosesNothing(t *testing.T) {
 		f.Close()
 	}
 	appendLines(1000)
-	restPort := freePort(t)
+	restPort := servertest.FreePort(t)
 	offsetsFile := filepath.Join(dir, "connect.offsets")
 	t.Cleanup(func() {
 		if t.Failed() {

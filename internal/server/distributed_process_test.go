@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/connectd/connectd/internal/servertest"
 )
 
 // procWorker is a distributed worker running as its own process.
@@ -79,7 +81,7 @@ func startProcBroker(t *testing.T, bin, addr, dataDir string) *exec.Cmd {
 func newProcWorkers(t *testing.T, bin, dir, kafkaAddr string, n int, extra ...string) []*procWorker {
 	workers := make([]*procWorker, n)
 	for i := range workers {
-		port := freePort(t)
+		port := servertest.FreePort(t)
 		props := filepath.Join(dir, fmt.Sprintf("worker%d.properties", i))
 		writeFile(t, props, fmt.Sprintf(`
 bootstrap.servers=%s
@@ -125,7 +127,7 @@ func TestDistributedProcessesSurviveKillAndRollingRestart(t *testing.T) {
 	}
 	bin := buildBinary(t)
 	dir := t.TempDir()
-	kafkaAddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	kafkaAddr := fmt.Sprintf("127.0.0.1:%d", servertest.FreePort(t))
 	startProcBroker(t, bin, kafkaAddr, filepath.Join(dir, "kafka"))
 	workers := newProcWorkers(t, bin, dir, kafkaAddr, 3)
 	for _, w := range workers {
@@ -133,25 +135,8 @@ func TestDistributedProcessesSurviveKillAndRollingRestart(t *testing.T) {
 	}
 
 	in, out := filepath.Join(dir, "in.txt"), filepath.Join(dir, "out.txt")
-	written := 0
-	more := func(n int) {
-		var b strings.Builder
-		for range n {
-			fmt.Fprintf(&b, "line-%06d\n", written)
-			written++
-		}
-		f, err := os.OpenFile(in, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.WriteString(b.String())
-		f.Close()
-	}
-	allThere := func() bool {
-		_, unique := countLines(out)
-		return len(unique) == written
-	}
-	more(1000)
+	lines := &numberedLines{t: t, in: in, out: out}
+	lines.more(1000)
 	w0 := workers[0].rest()
 	w0.must(201, "POST", "/connectors", jsonString(map[string]any{
 		"name": "src", "config": map[string]string{"connector.class": "FileStreamSource", "file": in, "topic": "lines"},
@@ -159,7 +144,7 @@ func TestDistributedProcessesSurviveKillAndRollingRestart(t *testing.T) {
 	w0.must(201, "POST", "/connectors", jsonString(map[string]any{
 		"name": "sink", "config": map[string]string{"connector.class": "FileStreamSink", "file": out, "topics": "lines"},
 	}))
-	eventually(t, "the first lines in the sink", allThere)
+	eventually(t, "the first lines in the sink", lines.allThere)
 	// Status read through worker 3; offsets altered through followers
 	// (requests that only the leader serves are forwarded to it).
 	w2 := workers[2].rest()
@@ -194,22 +179,51 @@ func TestDistributedProcessesSurviveKillAndRollingRestart(t *testing.T) {
 		t.Fatalf("no worker listens on %s", owner)
 	}
 	workers[victim].signal(syscall.SIGKILL)
-	more(1000)
+	lines.more(1000)
 	survivor := workers[(victim+1)%3].rest()
 	eventually(t, "the source task running on a survivor", func() bool {
 		w := taskWorker(survivor, "src")
 		return w != "" && w != owner
 	})
-	eventually(t, "every line in the sink after the kill", allThere)
+	eventually(t, "every line in the sink after the kill", lines.allThere)
 	workers[victim].start()
 
 	// Rolling restart, writing all along.
 	for _, w := range workers {
-		more(500)
+		lines.more(500)
 		w.signal(syscall.SIGTERM)
-		more(500)
+		lines.more(500)
 		w.start()
 	}
-	more(500)
-	eventually(t, "every line in the sink after the rolling restart", allThere)
+	lines.more(500)
+	eventually(t, "every line in the sink after the rolling restart", lines.allThere)
+}
+
+// numberedLines grows a FileStreamSource's input by numbered lines and
+// tells whether a sink's output holds each of them at least once.
+type numberedLines struct {
+	t       *testing.T
+	in, out string
+	written int
+}
+
+func (l *numberedLines) more(n int) {
+	var b strings.Builder
+	for range n {
+		fmt.Fprintf(&b, "line-%06d\n", l.written)
+		l.written++
+	}
+	f, err := os.OpenFile(l.in, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(b.String()); err != nil {
+		l.t.Fatal(err)
+	}
+}
+
+func (l *numberedLines) allThere() bool {
+	_, unique := countLines(l.out)
+	return len(unique) == l.written
 }
