@@ -39,17 +39,8 @@ func TestDistributedPipelineSurvivesBrokerKill(t *testing.T) {
 		w.start()
 	}
 
-	in, out := filepath.Join(dir, "in.txt"), filepath.Join(dir, "out.txt")
-	lines := &numberedLines{t: t, in: in, out: out}
-	lines.more(1000)
 	w0 := workers[0].rest()
-	w0.must(201, "POST", "/connectors", jsonString(map[string]any{
-		"name": "src", "config": map[string]string{"connector.class": "FileStreamSource", "file": in, "topic": "lines"},
-	}))
-	w0.must(201, "POST", "/connectors", jsonString(map[string]any{
-		"name": "sink", "config": map[string]string{"connector.class": "FileStreamSink", "file": out, "topics": "lines"},
-	}))
-	eventually(t, "the first lines in the sink", lines.allThere)
+	lines := startLinePipeline(t, w0, dir)
 
 	if err := broker.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)

@@ -134,17 +134,8 @@ func TestDistributedProcessesSurviveKillAndRollingRestart(t *testing.T) {
 		w.start()
 	}
 
-	in, out := filepath.Join(dir, "in.txt"), filepath.Join(dir, "out.txt")
-	lines := &numberedLines{t: t, in: in, out: out}
-	lines.more(1000)
 	w0 := workers[0].rest()
-	w0.must(201, "POST", "/connectors", jsonString(map[string]any{
-		"name": "src", "config": map[string]string{"connector.class": "FileStreamSource", "file": in, "topic": "lines"},
-	}))
-	w0.must(201, "POST", "/connectors", jsonString(map[string]any{
-		"name": "sink", "config": map[string]string{"connector.class": "FileStreamSink", "file": out, "topics": "lines"},
-	}))
-	eventually(t, "the first lines in the sink", lines.allThere)
+	lines := startLinePipeline(t, w0, dir)
 	// Status read through worker 3; offsets altered through followers
 	// (requests that only the leader serves are forwarded to it).
 	w2 := workers[2].rest()
@@ -155,14 +146,14 @@ func TestDistributedProcessesSurviveKillAndRollingRestart(t *testing.T) {
 	})
 	w2.must(204, "PUT", "/connectors/src/stop", "")
 	for _, w := range []*testWorker{workers[1].rest(), workers[2].rest()} {
-		w.must(200, "PATCH", "/connectors/src/offsets", fmt.Sprintf(`{"offsets":[{"partition":{"filename":%q},"offset":{"position":%d}}]}`, in, 500*12))
+		w.must(200, "PATCH", "/connectors/src/offsets", fmt.Sprintf(`{"offsets":[{"partition":{"filename":%q},"offset":{"position":%d}}]}`, lines.in, 500*12))
 	}
 	if body := w0.must(200, "GET", "/connectors/src/offsets", ""); !strings.Contains(body, fmt.Sprintf(`"position":%d`, 500*12)) {
 		t.Fatalf("offsets after PATCH through followers: %s", body)
 	}
 	w0.must(202, "PUT", "/connectors/src/resume", "")
 	eventually(t, "lines 500 to 999 sent again", func() bool {
-		total, _ := countLines(out)
+		total, _ := countLines(lines.out)
 		return total >= 1500
 	})
 
@@ -197,6 +188,23 @@ func TestDistributedProcessesSurviveKillAndRollingRestart(t *testing.T) {
 	}
 	lines.more(500)
 	eventually(t, "every line in the sink after the rolling restart", lines.allThere)
+}
+
+// startLinePipeline creates, through w, a FileStreamSource "src" of
+// numbered lines in dir into the topic "lines" and a FileStreamSink
+// "sink" of it, and waits for a first thousand lines to arrive.
+func startLinePipeline(t *testing.T, w *testWorker, dir string) *numberedLines {
+	t.Helper()
+	lines := &numberedLines{t: t, in: filepath.Join(dir, "in.txt"), out: filepath.Join(dir, "out.txt")}
+	lines.more(1000)
+	w.must(201, "POST", "/connectors", jsonString(map[string]any{
+		"name": "src", "config": map[string]string{"connector.class": "FileStreamSource", "file": lines.in, "topic": "lines"},
+	}))
+	w.must(201, "POST", "/connectors", jsonString(map[string]any{
+		"name": "sink", "config": map[string]string{"connector.class": "FileStreamSink", "file": lines.out, "topics": "lines"},
+	}))
+	eventually(t, "the first lines in the sink", lines.allThere)
+	return lines
 }
 
 // numberedLines grows a FileStreamSource's input by numbered lines and
