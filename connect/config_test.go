@@ -99,10 +99,44 @@ func TestAliases(t *testing.T) {
 }
 
 func TestExtraAliases(t *testing.T) {
-	Register(Plugin{Class: "com.example.test.ThingConnector", Type: PluginSource, Aliases: []string{"Whatsit"}, New: func() any { return nil }})
+	set, err := NewPluginSet(Plugin{Class: "com.example.test.ThingConnector", Type: PluginSource, Aliases: []string{"Whatsit"}, New: func() any { return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, name := range []string{"com.example.test.ThingConnector", "ThingConnector", "Thing", "Whatsit"} {
-		if p, err := LookupPlugin(name); err != nil || p.Class != "com.example.test.ThingConnector" {
+		if p, err := set.Lookup(name); err != nil || p.Class != "com.example.test.ThingConnector" {
 			t.Errorf("%s: %v %v", name, p.Class, err)
 		}
+	}
+}
+
+// A set is what a worker runs: a class it cannot tell apart from another,
+// or cannot make, is refused when the set is made rather than when a
+// config names it.
+func TestNewPluginSetRefusesWhatItCannotRun(t *testing.T) {
+	thing := Plugin{Class: "com.example.test.ThingConnector", Type: PluginSource, New: func() any { return nil }}
+	other := Plugin{Class: "com.example.test.OtherConnector", Type: PluginSink, New: func() any { return nil }}
+	for _, c := range []struct {
+		plugins []Plugin
+		want    string
+	}{
+		{[]Plugin{thing, other, thing}, "plugin com.example.test.ThingConnector is given twice"},
+		{[]Plugin{{Type: PluginSink, New: other.New}}, "a sink plugin has no class name"},
+		{[]Plugin{{Class: "com.example.test.NoNew", Type: PluginSource}}, "plugin com.example.test.NoNew has no New function"},
+	} {
+		if _, err := NewPluginSet(c.plugins...); err == nil || err.Error() != c.want {
+			t.Errorf("%v: %v, want %s", c.plugins, err, c.want)
+		}
+	}
+	set, err := NewPluginSet(thing, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := set.Plugins()
+	if len(got) != 2 || got[0].Class != other.Class || got[1].Class != thing.Class {
+		t.Errorf("Plugins() = %v, want the two sorted by class", got)
+	}
+	if _, err := set.Lookup("com.example.test.Missing"); err == nil || err.Error() != "no plugin named com.example.test.Missing" {
+		t.Errorf("a missing class: %v", err)
 	}
 }

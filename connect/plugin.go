@@ -5,7 +5,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 )
 
 // PluginType is the kind of a plugin, as the connector-plugins API names it.
@@ -21,9 +20,9 @@ const (
 	PluginPredicate       PluginType = "predicate"
 )
 
-// Plugin registers a connector or converter under its Java-style class
+// Plugin describes a connector or converter under its Java-style class
 // name, so that configs written for Apache Kafka Connect name it as they
-// always did.
+// always did. A worker knows the plugins of the PluginSet it is given.
 type Plugin struct {
 	// Class is the fully qualified class name, e.g.
 	// org.apache.kafka.connect.file.FileStreamSourceConnector.
@@ -38,42 +37,42 @@ type Plugin struct {
 	New func() any
 }
 
-var registry struct {
-	sync.RWMutex
-	plugins []Plugin
+// PluginSet is the plugins a worker knows: the runtime looks the classes
+// of configs up in it, and the connector-plugins API lists it. It has no
+// global counterpart, so that each worker (and each test) runs exactly the
+// plugins it was given. It is immutable, hence safe for concurrent use.
+type PluginSet struct {
+	plugins []Plugin // sorted by class name
 }
 
-// Register makes a plugin available to the runtime. Registering a class
-// twice panics.
-func Register(p Plugin) {
-	registry.Lock()
-	defer registry.Unlock()
-	for _, q := range registry.plugins {
-		if q.Class == p.Class {
-			panic("connect: plugin " + p.Class + " registered twice")
+// NewPluginSet makes a set of the given plugins. A class given twice, or a
+// plugin without a class or a New, is an error naming it.
+func NewPluginSet(plugins ...Plugin) (*PluginSet, error) {
+	s := &PluginSet{plugins: slices.Clone(plugins)}
+	sort.Slice(s.plugins, func(i, j int) bool { return s.plugins[i].Class < s.plugins[j].Class })
+	for i, p := range s.plugins {
+		switch {
+		case p.Class == "":
+			return nil, fmt.Errorf("a %s plugin has no class name", p.Type)
+		case p.New == nil:
+			return nil, fmt.Errorf("plugin %s has no New function", p.Class)
+		case i > 0 && s.plugins[i-1].Class == p.Class:
+			return nil, fmt.Errorf("plugin %s is given twice", p.Class)
 		}
 	}
-	registry.plugins = append(registry.plugins, p)
+	return s, nil
 }
 
-// Plugins returns every registered plugin, sorted by class name.
-func Plugins() []Plugin {
-	registry.RLock()
-	defer registry.RUnlock()
-	out := append([]Plugin(nil), registry.plugins...)
-	sort.Slice(out, func(i, j int) bool { return out[i].Class < out[j].Class })
-	return out
-}
+// Plugins returns the set's plugins, sorted by class name.
+func (s *PluginSet) Plugins() []Plugin { return slices.Clone(s.plugins) }
 
-// LookupPlugin finds a plugin by its class name or an alias: the simple
+// Lookup finds a plugin by its class name or an alias: the simple
 // class name, or the simple name without a "Connector" (or "Converter")
 // suffix, as Kafka Connect allows. An alias shared by two plugins is
 // ambiguous and matches neither.
-func LookupPlugin(name string) (Plugin, error) {
-	registry.RLock()
-	defer registry.RUnlock()
+func (s *PluginSet) Lookup(name string) (Plugin, error) {
 	var found []Plugin
-	for _, p := range registry.plugins {
+	for _, p := range s.plugins {
 		if p.Class == name {
 			return p, nil
 		}

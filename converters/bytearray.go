@@ -10,15 +10,6 @@ import (
 // registered under.
 const ByteArrayConverterClass = "org.apache.kafka.connect.converters.ByteArrayConverter"
 
-func init() {
-	connect.Register(connect.Plugin{
-		Class:   ByteArrayConverterClass,
-		Type:    connect.PluginConverter,
-		Version: kafkaVersion,
-		New:     func() any { return new(ByteArrayConverter) },
-	})
-}
-
 // ByteArrayConverter is Kafka's ByteArrayConverter: raw bytes pass through
 // unchanged.
 type ByteArrayConverter struct{}

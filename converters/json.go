@@ -22,15 +22,6 @@ const (
 	ReplaceNullWithDefaultConfig = "replace.null.with.default"
 )
 
-func init() {
-	connect.Register(connect.Plugin{
-		Class:   JSONConverterClass,
-		Type:    connect.PluginConverter,
-		Version: kafkaVersion,
-		New:     func() any { return new(JSONConverter) },
-	})
-}
-
 // kafkaVersion is the Apache Kafka release whose converters these mirror;
 // the connector-plugins API reports it as their version.
 const kafkaVersion = "3.9.0"

@@ -6,11 +6,11 @@ import (
 	"github.com/connectd/connectd/connect"
 )
 
-// New returns a configured converter of the given class, named in full
-// (org.apache.kafka.connect.json.JsonConverter) or by an alias
+// New returns a configured converter of the given class of plugins, named
+// in full (org.apache.kafka.connect.json.JsonConverter) or by an alias
 // (JsonConverter, Json), as key.converter and value.converter allow.
-func New(class string, config map[string]string, isKey bool) (connect.Converter, error) {
-	p, err := connect.LookupPlugin(class)
+func New(plugins *connect.PluginSet, class string, config map[string]string, isKey bool) (connect.Converter, error) {
+	p, err := plugins.Lookup(class)
 	if err != nil {
 		return nil, fmt.Errorf("Failed to find any class that implements Converter and which name matches %s: %w", class, err)
 	}

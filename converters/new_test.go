@@ -8,21 +8,28 @@ import (
 	"github.com/connectd/connectd/connect"
 )
 
-func init() {
-	connect.Register(connect.Plugin{
+// testPlugins is the converters and a source connector.
+func testPlugins(t *testing.T) *connect.PluginSet {
+	t.Helper()
+	set, err := connect.NewPluginSet(append(Plugins(), connect.Plugin{
 		Class: "com.example.converters.test.NotAConverterConnector",
 		Type:  connect.PluginSource,
 		New:   func() any { return struct{}{} },
-	})
+	})...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
 }
 
 func TestRegistered(t *testing.T) {
+	plugins := testPlugins(t)
 	for class, want := range map[string]any{
 		"org.apache.kafka.connect.json.JsonConverter":            &JSONConverter{},
 		"org.apache.kafka.connect.storage.StringConverter":       &StringConverter{},
 		"org.apache.kafka.connect.converters.ByteArrayConverter": &ByteArrayConverter{},
 	} {
-		p, err := connect.LookupPlugin(class)
+		p, err := plugins.Lookup(class)
 		if err != nil {
 			t.Errorf("%s: %v", class, err)
 			continue
@@ -37,8 +44,9 @@ func TestRegistered(t *testing.T) {
 }
 
 func TestNew(t *testing.T) {
+	plugins := testPlugins(t)
 	for _, name := range []string{JSONConverterClass, "JsonConverter", "Json"} {
-		c, err := New(name, map[string]string{"schemas.enable": "false"}, false)
+		c, err := New(plugins, name, map[string]string{"schemas.enable": "false"}, false)
 		if err != nil {
 			t.Fatalf("New(%s): %v", name, err)
 		}
@@ -47,21 +55,21 @@ func TestNew(t *testing.T) {
 			t.Errorf("New(%s) is not configured: %s, %v", name, out, err)
 		}
 	}
-	c, err := New("StringConverter", nil, true)
+	c, err := New(plugins, "StringConverter", nil, true)
 	if _, ok := c.(*StringConverter); !ok || err != nil {
 		t.Errorf("New(StringConverter) = %T, %v", c, err)
 	}
-	c, err = New("ByteArray", nil, false)
+	c, err = New(plugins, "ByteArray", nil, false)
 	if _, ok := c.(*ByteArrayConverter); !ok || err != nil {
 		t.Errorf("New(ByteArray) = %T, %v", c, err)
 	}
-	if _, err := New("com.example.NoSuchConverter", nil, false); err == nil || !strings.Contains(err.Error(), "com.example.NoSuchConverter") {
+	if _, err := New(plugins, "com.example.NoSuchConverter", nil, false); err == nil || !strings.Contains(err.Error(), "com.example.NoSuchConverter") {
 		t.Errorf("unknown class: %v", err)
 	}
-	if _, err := New("com.example.converters.test.NotAConverterConnector", nil, false); err == nil || !strings.Contains(err.Error(), "not a converter") {
+	if _, err := New(plugins, "com.example.converters.test.NotAConverterConnector", nil, false); err == nil || !strings.Contains(err.Error(), "not a converter") {
 		t.Errorf("connector class as a converter: %v", err)
 	}
-	if _, err := New(JSONConverterClass, map[string]string{"decimal.format": "HEX"}, false); err == nil {
+	if _, err := New(plugins, JSONConverterClass, map[string]string{"decimal.format": "HEX"}, false); err == nil {
 		t.Error("a bad setting was accepted")
 	}
 }

@@ -19,15 +19,6 @@ const StringConverterClass = "org.apache.kafka.connect.storage.StringConverter"
 // EncodingConfig is StringConverter's character set setting.
 const EncodingConfig = "converter.encoding"
 
-func init() {
-	connect.Register(connect.Plugin{
-		Class:   StringConverterClass,
-		Type:    connect.PluginConverter,
-		Version: kafkaVersion,
-		New:     func() any { return new(StringConverter) },
-	})
-}
-
 // StringConverter is Kafka's StringConverter: it writes the Java toString()
 // of any value, whatever the schema, and reads bytes back as an optional
 // string. Only UTF-8 is supported.

@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/connectd/connectd/internal/builtin"
 	"github.com/connectd/connectd/internal/embedded"
 	"github.com/connectd/connectd/internal/logging"
 	"github.com/connectd/connectd/internal/server"
@@ -56,7 +57,7 @@ func startConnectCluster(t *testing.T, n int) *connectCluster {
 	}
 	c := &connectCluster{broker: b}
 	for range n {
-		d, err := server.StartDistributed(context.Background(), props, logging.NewRegistry(servertest.LogOnFailure(t)))
+		d, err := server.StartDistributed(context.Background(), props, builtin.Plugins(), logging.NewRegistry(servertest.LogOnFailure(t)))
 		if err != nil {
 			t.Fatalf("starting a distributed worker: %v", err)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/connectd/connectd/client"
+	"github.com/connectd/connectd/internal/builtin"
 	"github.com/connectd/connectd/internal/logging"
 	"github.com/connectd/connectd/internal/server"
 	"github.com/connectd/connectd/internal/servertest"
@@ -40,7 +41,7 @@ func standalone(t *testing.T, dir string, extra map[string]string) *server.Stand
 	for k, v := range extra {
 		props[k] = v
 	}
-	s, err := server.StartStandalone(context.Background(), props, nil, logging.NewRegistry(servertest.LogOnFailure(t)))
+	s, err := server.StartStandalone(context.Background(), props, nil, builtin.Plugins(), logging.NewRegistry(servertest.LogOnFailure(t)))
 	if err != nil {
 		t.Fatalf("starting a standalone worker: %v", err)
 	}
@@ -68,7 +69,7 @@ func distributed(t *testing.T, bootstrap string) *server.Distributed {
 		"key.converter":                     "org.apache.kafka.connect.storage.StringConverter",
 		"value.converter":                   "org.apache.kafka.connect.storage.StringConverter",
 	}
-	d, err := server.StartDistributed(context.Background(), props, logging.NewRegistry(servertest.LogOnFailure(t)))
+	d, err := server.StartDistributed(context.Background(), props, builtin.Plugins(), logging.NewRegistry(servertest.LogOnFailure(t)))
 	if err != nil {
 		t.Fatalf("starting a distributed worker: %v", err)
 	}

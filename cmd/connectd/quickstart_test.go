@@ -33,20 +33,6 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func TestVersionFlag(t *testing.T) {
-	cmd, stop := root()
-	defer stop()
-	var out bytes.Buffer
-	cmd.SetOut(&out)
-	cmd.SetArgs([]string{"--version"})
-	if err := cmd.Execute(); err != nil {
-		t.Fatal(err)
-	}
-	if got := out.String(); !strings.HasPrefix(got, "connectd version ") || !strings.Contains(got, "go1.") {
-		t.Errorf("--version printed %q", got)
-	}
-}
-
 // The two examples of the README run on one machine one after the other:
 // they must not share offsets, connectors or broker data, and nothing they
 // write may be a tracked file.

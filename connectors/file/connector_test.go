@@ -8,6 +8,10 @@ import (
 )
 
 func TestRegistered(t *testing.T) {
+	plugins, err := connect.NewPluginSet(Plugins()...)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name  string
 		class string
@@ -19,7 +23,7 @@ func TestRegistered(t *testing.T) {
 		{SinkConnectorClass, SinkConnectorClass, connect.PluginSink},
 		{"FileStreamSink", SinkConnectorClass, connect.PluginSink},
 	} {
-		p, err := connect.LookupPlugin(c.name)
+		p, err := plugins.Lookup(c.name)
 		if err != nil {
 			t.Fatalf("LookupPlugin(%s): %v", c.name, err)
 		}

@@ -33,17 +33,18 @@ const (
 	PositionField = "position"
 )
 
-func init() {
-	connect.Register(connect.Plugin{
+// Plugins returns the FileStream source and sink, for a worker's plugin
+// set.
+func Plugins() []connect.Plugin {
+	return []connect.Plugin{{
 		Class:   SourceConnectorClass,
 		Type:    connect.PluginSource,
 		Version: Version,
 		New:     func() any { return &SourceConnector{} },
-	})
-	connect.Register(connect.Plugin{
+	}, {
 		Class:   SinkConnectorClass,
 		Type:    connect.PluginSink,
 		Version: Version,
 		New:     func() any { return &SinkConnector{} },
-	})
+	}}
 }

@@ -9,13 +9,14 @@ import (
 	"github.com/connectd/connectd/connect"
 )
 
-func init() {
-	connect.Register(connect.Plugin{
+// Plugins returns the HTTP source, for a worker's plugin set.
+func Plugins() []connect.Plugin {
+	return []connect.Plugin{{
 		Class:   ConnectorClass,
 		Type:    connect.PluginSource,
 		Version: Version,
 		New:     func() any { return &Connector{} },
-	})
+	}}
 }
 
 // Connector polls one HTTP endpoint with one task.

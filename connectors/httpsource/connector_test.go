@@ -10,8 +10,12 @@ import (
 )
 
 func TestRegisteredWithAliases(t *testing.T) {
+	plugins, err := connect.NewPluginSet(Plugins()...)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, name := range []string{ConnectorClass, "HttpSourceConnector", "HttpSource"} {
-		p, err := connect.LookupPlugin(name)
+		p, err := plugins.Lookup(name)
 		if err != nil || p.Class != ConnectorClass || p.Type != connect.PluginSource || p.Version != Version {
 			t.Fatalf("LookupPlugin(%s) = %+v, %v", name, p, err)
 		}

@@ -15,7 +15,8 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/connectd/connectd/connectors/httpsource"
+	"github.com/connectd/connectd/connectors/httpsource"
+	"github.com/connectd/connectd/converters"
 	"github.com/connectd/connectd/internal/logging"
 	"github.com/connectd/connectd/internal/server"
 	"github.com/connectd/connectd/internal/servertest"
@@ -177,7 +178,7 @@ func startWorker(t *testing.T) *worker {
 		"embedded.kafka.data.dir":      filepath.Join(dir, "kafka"),
 		"offset.storage.file.filename": filepath.Join(dir, "connect.offsets"),
 		"offset.flush.interval.ms":     "100",
-	}, nil, logging.NewRegistry(io.Discard))
+	}, nil, append(httpsource.Plugins(), converters.Plugins()...), logging.NewRegistry(io.Discard))
 	if err != nil {
 		t.Fatalf("starting the worker: %v", err)
 	}

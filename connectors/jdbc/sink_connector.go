@@ -7,15 +7,6 @@ import (
 	"github.com/connectd/connectd/connect"
 )
 
-func init() {
-	connect.Register(connect.Plugin{
-		Class:   SinkConnectorClass,
-		Type:    connect.PluginSink,
-		Version: SinkVersion,
-		New:     func() any { return &SinkConnector{} },
-	})
-}
-
 // SinkConnector is Confluent's JdbcSinkConnector: tasks that write the
 // records of Kafka topics into database tables. Every task gets the same
 // config; the consumer group spreads the partitions among them. Its

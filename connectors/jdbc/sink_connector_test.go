@@ -12,8 +12,12 @@ import (
 )
 
 func TestSinkPluginRegistered(t *testing.T) {
+	plugins, err := connect.NewPluginSet(Plugins()...)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, name := range []string{SinkConnectorClass, "JdbcSinkConnector", "JdbcSink"} {
-		p, err := connect.LookupPlugin(name)
+		p, err := plugins.Lookup(name)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

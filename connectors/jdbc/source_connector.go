@@ -15,15 +15,6 @@ import (
 	"github.com/connectd/connectd/connect"
 )
 
-func init() {
-	connect.Register(connect.Plugin{
-		Class:   SourceConnectorClass,
-		Type:    connect.PluginSource,
-		Version: SourceVersion,
-		New:     func() any { return &SourceConnector{} },
-	})
-}
-
 // SourceConnector is Confluent's JdbcSourceConnector: it lists the tables
 // its settings select, splits them among its tasks, and lists them again
 // every table.poll.interval.ms, asking for new task configs when the set

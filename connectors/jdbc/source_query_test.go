@@ -10,8 +10,12 @@ import (
 )
 
 func TestSourceRegistered(t *testing.T) {
+	plugins, err := connect.NewPluginSet(Plugins()...)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, name := range []string{SourceConnectorClass, "JdbcSourceConnector", "JdbcSource"} {
-		p, err := connect.LookupPlugin(name)
+		p, err := plugins.Lookup(name)
 		if err != nil || p.Class != SourceConnectorClass || p.Type != connect.PluginSource || p.Version != SourceVersion {
 			t.Fatalf("%s: %+v %v", name, p, err)
 		}

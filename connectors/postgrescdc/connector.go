@@ -9,19 +9,19 @@ import (
 	"github.com/connectd/connectd/connect"
 )
 
-// The connector is registered under Debezium's class name. Kafka Connect's
-// aliases follow from it: PostgresConnector and Postgres. (The SDK derives
-// aliases from the class name and has no hidden registration, so there is
-// no PostgresCdc alias: a second class would show in the plugin listing.)
-func init() {
-	connect.Register(connect.Plugin{
+// Plugins returns the connector, for a worker's plugin set, under
+// Debezium's class name. Kafka Connect's aliases follow from it
+// (PostgresConnector and Postgres); PostgresCdc is an alias rather than a
+// second class, which would show in the plugin listing.
+func Plugins() []connect.Plugin {
+	return []connect.Plugin{{
 		Class:   ConnectorClass,
 		Type:    connect.PluginSource,
 		Version: Version,
 		// connectd's own short name, beside Kafka's derived ones.
 		Aliases: []string{"PostgresCdc"},
 		New:     func() any { return &Connector{} },
-	})
+	}}
 }
 
 // Connector is Debezium's PostgresConnector: one task, which does all the

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/connectd/connectd/connectors/postgrescdc"
+	"github.com/connectd/connectd/converters"
 	"github.com/connectd/connectd/internal/logging"
 	"github.com/connectd/connectd/internal/server"
 	"github.com/connectd/connectd/internal/servertest"
@@ -37,7 +38,7 @@ func startWorker(t *testing.T) *worker {
 		"value.converter":                "org.apache.kafka.connect.json.JsonConverter",
 		"key.converter.schemas.enable":   "false",
 		"value.converter.schemas.enable": "true",
-	}, nil, logging.NewRegistry(io.Discard))
+	}, nil, append(postgrescdc.Plugins(), converters.Plugins()...), logging.NewRegistry(io.Discard))
 	if err != nil {
 		t.Fatalf("starting the worker: %v", err)
 	}

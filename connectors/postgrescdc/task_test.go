@@ -73,8 +73,8 @@ func describe(tb testing.TB, rec *connect.SourceRecord) string {
 
 func toJSON(tb testing.TB, schema *connect.Schema, value any) map[string]any {
 	tb.Helper()
-	conv, err := converters.New("org.apache.kafka.connect.json.JsonConverter", map[string]string{"schemas.enable": "true"}, false)
-	if err != nil {
+	conv := new(converters.JSONConverter)
+	if err := conv.Configure(map[string]string{"schemas.enable": "true"}, false); err != nil {
 		tb.Fatal(err)
 	}
 	b, err := conv.FromConnectData("t", schema, value)

@@ -163,6 +163,7 @@ type DistributedOptions struct {
 	Commit    string
 	Log       *slog.Logger
 	Dial      worker.DialFunc // connects the connectors' Kafka clients; nil: the network
+	Plugins   *connect.PluginSet
 }
 
 // NewDistributed returns the herder of a cluster member. The member is
@@ -179,7 +180,7 @@ func NewDistributed(cfg *worker.Config, dcfg *worker.DistributedConfig, bootstra
 	if u, err := url.Parse(opts.URL); err == nil {
 		h.workerID = u.Host
 	}
-	h.w = worker.New(cfg, bootstrap, opts.Dial, offsets, h, opts.Log)
+	h.w = worker.New(cfg, opts.Plugins, bootstrap, opts.Dial, offsets, h, opts.Log)
 	h.w.ReserveTopics(dcfg.ConfigTopic, dcfg.OffsetTopic, dcfg.StatusTopic)
 	h.om = offsetsManager{w: h.w, store: offsets}
 	return h
@@ -730,7 +731,7 @@ func (h *Distributed) plugin(class string) connect.Plugin {
 	if p, ok := h.plugins.Load(class); ok {
 		return p.(connect.Plugin)
 	}
-	_, p, _ := worker.Instantiate(class)
+	_, p, _ := worker.Instantiate(h.w.Plugins(), class)
 	h.plugins.Store(class, p)
 	return p
 }
@@ -868,7 +869,7 @@ func (h *Distributed) TaskConfigs(ctx context.Context, name string) ([]TaskInfo,
 
 // ValidateConfig answers the validate endpoint, on this worker.
 func (h *Distributed) ValidateConfig(ctx context.Context, plugin string, config map[string]string) (*ConfigInfos, error) {
-	infos, err := validate(config, h.cfg.TasksMaxPerConnector)
+	infos, err := validate(h.w.Plugins(), config, h.cfg.TasksMaxPerConnector)
 	if err != nil {
 		return nil, err
 	}
@@ -1399,12 +1400,12 @@ func (h *Distributed) putTaskConfigs(ctx context.Context, name string, cfgs []ma
 
 // Plugins answers GET /connector-plugins.
 func (h *Distributed) Plugins(connectorsOnly bool) []PluginInfo {
-	return plugins(connectorsOnly)
+	return plugins(h.w.Plugins(), connectorsOnly)
 }
 
 // PluginConfig answers GET /connector-plugins/{plugin}/config.
 func (h *Distributed) PluginConfig(plugin string) ([]ConfigKeyInfo, error) {
-	return pluginConfig(plugin)
+	return pluginConfig(h.w.Plugins(), plugin)
 }
 
 // EnsureSessionKey makes the leader write a new session key when there is

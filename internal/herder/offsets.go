@@ -186,7 +186,7 @@ func (m offsetsManager) modifySourceOffsets(c connectorRef, offsets []ConnectorO
 		}
 	}
 	handled := false
-	conn, _, err := workerInstantiate(c.config)
+	conn, _, err := workerInstantiate(m.w.Plugins(), c.config)
 	if err != nil {
 		return false, err
 	}
@@ -230,8 +230,8 @@ func normalizeSourceMap(kind string, m map[string]any) (map[string]any, error) {
 	return v.(map[string]any), nil
 }
 
-func workerInstantiate(config map[string]string) (connect.Connector, connect.Plugin, error) {
-	conn, p, err := worker.Instantiate(config["connector.class"])
+func workerInstantiate(plugins *connect.PluginSet, config map[string]string) (connect.Connector, connect.Plugin, error) {
+	conn, p, err := worker.Instantiate(plugins, config["connector.class"])
 	if err != nil {
 		return nil, p, Internal("%v", err)
 	}
@@ -288,7 +288,7 @@ func (m offsetsManager) modifySinkOffsets(ctx context.Context, c connectorRef, o
 		}
 	}
 	handled := false
-	conn, _, err := workerInstantiate(c.config)
+	conn, _, err := workerInstantiate(m.w.Plugins(), c.config)
 	if err != nil {
 		return false, err
 	}

@@ -57,6 +57,7 @@ type Options struct {
 	Commit    string
 	Log       *slog.Logger
 	Dial      worker.DialFunc // connects the connectors' Kafka clients; nil: the network
+	Plugins   *connect.PluginSet
 }
 
 // NewStandalone returns a herder over the given stores. Start runs the
@@ -67,7 +68,7 @@ func NewStandalone(cfg *worker.Config, bootstrap []string, offsets *storage.File
 		clusterID: opts.ClusterID, commit: opts.Commit, conns: map[string]*connState{},
 	}
 	h.status.init()
-	h.w = worker.New(cfg, bootstrap, opts.Dial, offsets, &h.status, opts.Log)
+	h.w = worker.New(cfg, opts.Plugins, bootstrap, opts.Dial, offsets, &h.status, opts.Log)
 	h.om = offsetsManager{w: h.w, store: offsets}
 	return h
 }
@@ -124,7 +125,7 @@ func (h *Standalone) add(name string, config map[string]string, target TargetSta
 	if target == "" {
 		target = Started
 	}
-	_, p, err := worker.Instantiate(config["connector.class"])
+	_, p, err := worker.Instantiate(h.w.Plugins(), config["connector.class"])
 	cs := &connState{name: name, config: config, target: target, plugin: p, tasks: map[int]*worker.Task{}}
 	h.conns[name] = cs
 	if err != nil {
@@ -358,11 +359,11 @@ func (h *Standalone) TaskConfigs(ctx context.Context, name string) ([]TaskInfo, 
 
 // ValidateConfig answers PUT /connector-plugins/{plugin}/config/validate.
 func (h *Standalone) ValidateConfig(ctx context.Context, plugin string, config map[string]string) (*ConfigInfos, error) {
-	return validate(config, h.w.Config().TasksMaxPerConnector)
+	return validate(h.w.Plugins(), config, h.w.Config().TasksMaxPerConnector)
 }
 
 func (h *Standalone) validateForWrite(config map[string]string) error {
-	infos, err := validate(config, h.w.Config().TasksMaxPerConnector)
+	infos, err := validate(h.w.Plugins(), config, h.w.Config().TasksMaxPerConnector)
 	if err != nil {
 		return err
 	}
@@ -393,7 +394,7 @@ func (h *Standalone) create(ctx context.Context, name string, config map[string]
 	if initial == "" {
 		initial = Started
 	}
-	_, p, _ := worker.Instantiate(config["connector.class"])
+	_, p, _ := worker.Instantiate(h.w.Plugins(), config["connector.class"])
 	cs := &connState{name: name, config: maps.Clone(config), target: initial, plugin: p, tasks: map[int]*worker.Task{}}
 	if len(initialOffsets) > 0 {
 		// KIP-995: offsets left by an earlier connector of the same name
@@ -432,7 +433,7 @@ func (h *Standalone) PutConnectorConfig(ctx context.Context, name string, config
 }
 
 func (h *Standalone) replaceConfig(cs *connState, config map[string]string) (*ConnectorInfo, bool, error) {
-	_, p, _ := worker.Instantiate(config["connector.class"])
+	_, p, _ := worker.Instantiate(h.w.Plugins(), config["connector.class"])
 	old := cs.config
 	cs.config = maps.Clone(config)
 	if err := h.persist(cs); err != nil {
@@ -660,23 +661,26 @@ func (h *Standalone) ResetConnectorTopics(ctx context.Context, name string) erro
 }
 
 // Plugins answers GET /connector-plugins.
-func (h *Standalone) Plugins(connectorsOnly bool) []PluginInfo { return plugins(connectorsOnly) }
+func (h *Standalone) Plugins(connectorsOnly bool) []PluginInfo {
+	return plugins(h.w.Plugins(), connectorsOnly)
+}
 
 // PluginConfig answers GET /connector-plugins/{plugin}/config.
 func (h *Standalone) PluginConfig(plugin string) ([]ConfigKeyInfo, error) {
-	return pluginConfig(plugin)
+	return pluginConfig(h.w.Plugins(), plugin)
 }
 
-// plugins lists the installed plugins: sinks, sources, then (when not
+// plugins lists the worker's plugins: sinks, sources, then (when not
 // connectorsOnly) the other kinds, as Kafka Connect orders them.
-func plugins(connectorsOnly bool) []PluginInfo {
+func plugins(set *connect.PluginSet, connectorsOnly bool) []PluginInfo {
 	order := []connect.PluginType{connect.PluginSink, connect.PluginSource}
 	if !connectorsOnly {
 		order = append(order, connect.PluginTransformation, connect.PluginPredicate, connect.PluginConverter, connect.PluginHeaderConverter)
 	}
 	var out []PluginInfo
+	all := set.Plugins()
 	for _, typ := range order {
-		for _, p := range connect.Plugins() {
+		for _, p := range all {
 			if p.Type == typ {
 				out = append(out, PluginInfo{Class: p.Class, Type: string(p.Type), Version: p.Version})
 			}
@@ -687,17 +691,17 @@ func plugins(connectorsOnly bool) []PluginInfo {
 
 // pluginConfig lists a plugin's config keys: its own, then the
 // framework's it does not define.
-func pluginConfig(plugin string) ([]ConfigKeyInfo, error) {
-	p, err := connect.LookupPlugin(plugin)
+func pluginConfig(plugins *connect.PluginSet, plugin string) ([]ConfigKeyInfo, error) {
+	p, err := plugins.Lookup(plugin)
 	if err != nil {
 		return nil, NotFound("Unknown plugin %s.", plugin)
 	}
 	var def *connect.ConfigDef
 	switch p.Type {
 	case connect.PluginSource:
-		def = p.New().(connect.Connector).Config().Merge(sourceDef())
+		def = p.New().(connect.Connector).Config().Merge(sourceDef(plugins))
 	case connect.PluginSink:
-		def = p.New().(connect.Connector).Config().Merge(sinkDef())
+		def = p.New().(connect.Connector).Config().Merge(sinkDef(plugins))
 	default:
 		def = connect.NewConfigDef()
 	}

@@ -12,8 +12,10 @@ import (
 )
 
 // The framework's connector keys (Kafka's ConnectorConfig,
-// SinkConnectorConfig and SourceConnectorConfig), in their order.
-func commonDef() *connect.ConfigDef {
+// SinkConnectorConfig and SourceConnectorConfig), in their order, the
+// converters checked against plugins.
+func commonDef(plugins *connect.PluginSet) *connect.ConfigDef {
+	converterValidator := func(v any) error { return converterValidator(plugins, v) }
 	return connect.NewConfigDef().
 		Define(connect.ConfigKey{Name: "name", Type: connect.ConfigString, Required: true, Validator: connect.NonEmptyStringWithoutControlChars(), Importance: connect.High, Doc: "Globally unique name to use for this connector.", Group: "Common", OrderInGroup: 1, Width: connect.WidthMedium, DisplayName: "Connector name"}).
 		Define(connect.ConfigKey{Name: "connector.class", Type: connect.ConfigString, Required: true, Importance: connect.High, Doc: "Name or alias of the class for this connector. Must be a subclass of org.apache.kafka.connect.connector.Connector. If the connector is org.apache.kafka.connect.file.FileStreamSinkConnector, you can either specify this full name,  or use \"FileStreamSink\" or \"FileStreamSinkConnector\" to make the configuration a bit shorter", Group: "Common", OrderInGroup: 2, Width: connect.WidthLong, DisplayName: "Connector class"}).
@@ -32,14 +34,14 @@ func commonDef() *connect.ConfigDef {
 		Define(connect.ConfigKey{Name: "errors.log.include.messages", Type: connect.ConfigBoolean, Default: false, Importance: connect.Medium, Doc: "Whether to include in the log the Connect record that resulted in a failure.", Group: "Error Handling", OrderInGroup: 5, Width: connect.WidthShort, DisplayName: "Log Error Details"})
 }
 
-func sinkDef() *connect.ConfigDef {
-	return commonDef().
+func sinkDef(plugins *connect.PluginSet) *connect.ConfigDef {
+	return commonDef(plugins).
 		Define(connect.ConfigKey{Name: "topics", Type: connect.ConfigList, Default: []string{}, Importance: connect.High, Doc: "List of topics to consume, separated by commas", Group: "Common", OrderInGroup: 4, Width: connect.WidthLong, DisplayName: "Topics"}).
 		Define(connect.ConfigKey{Name: "topics.regex", Type: connect.ConfigString, Default: "", Validator: regexValidator, Importance: connect.High, Doc: "Regular expression giving topics to consume. Under the hood, the regex is compiled to a <code>java.util.regex.Pattern</code>. Only one of topics or topics.regex should be specified.", Group: "Common", OrderInGroup: 4, Width: connect.WidthLong, DisplayName: "Topics regex"})
 }
 
-func sourceDef() *connect.ConfigDef {
-	return commonDef().
+func sourceDef(plugins *connect.PluginSet) *connect.ConfigDef {
+	return commonDef(plugins).
 		Define(connect.ConfigKey{Name: "exactly.once.support", Type: connect.ConfigString, Default: "requested", Validator: connect.OneOfIgnoreCase("requested", "required"), Importance: connect.Medium, Doc: "Permitted values are requested, required. If set to \"required\", forces a preflight check for the connector to ensure that it can provide exactly-once semantics with the given configuration.", Group: "Exactly Once Support", OrderInGroup: 1, Width: connect.WidthShort, DisplayName: "Exactly once support"}).
 		Define(connect.ConfigKey{Name: "offsets.storage.topic", Type: connect.ConfigString, Importance: connect.Low, Doc: "The name of a separate offsets topic to use for this connector. Ignored in standalone mode.", Group: "offsets.topic", OrderInGroup: 1, Width: connect.WidthLong, DisplayName: "Offsets topic"})
 }
@@ -47,12 +49,12 @@ func sourceDef() *connect.ConfigDef {
 var sinkGroups = []string{"Common", "Transforms", "Predicates", "Error Handling"}
 var sourceGroups = []string{"Common", "Transforms", "Predicates", "Error Handling", "Topic Creation", "Exactly Once Support", "offsets.topic"}
 
-func converterValidator(v any) error {
+func converterValidator(plugins *connect.PluginSet, v any) error {
 	s, _ := v.(string)
 	if s == "" {
 		return nil
 	}
-	p, err := connect.LookupPlugin(s)
+	p, err := plugins.Lookup(s)
 	if err != nil || p.Type != connect.PluginConverter {
 		return fmt.Errorf("Class %s could not be found.", s)
 	}
@@ -100,20 +102,20 @@ func javaMapString(m map[string]string) string {
 
 // validate checks a connector config as Kafka Connect's
 // AbstractHerder.validateConnectorConfig does, and its tasks.max against
-// the worker's tasksLimit (tasks.max.per.connector), and returns the
-// ConfigInfos the validate endpoint shows.
-func validate(config map[string]string, tasksLimit int) (*ConfigInfos, error) {
+// the worker's tasksLimit (tasks.max.per.connector), its classes looked up
+// in plugins, and returns the ConfigInfos the validate endpoint shows.
+func validate(plugins *connect.PluginSet, config map[string]string, tasksLimit int) (*ConfigInfos, error) {
 	class, ok := config["connector.class"]
 	if !ok {
 		return nil, BadRequest("Connector config %s contains no connector type", javaMapString(config))
 	}
-	conn, p, err := worker.Instantiate(class)
+	conn, p, err := worker.Instantiate(plugins, class)
 	if err != nil {
 		return nil, BadRequest("%s", err.Error())
 	}
-	base, groups := sourceDef(), sourceGroups
+	base, groups := sourceDef(plugins), sourceGroups
 	if p.Type == connect.PluginSink {
-		base, groups = sinkDef(), sinkGroups
+		base, groups = sinkDef(plugins), sinkGroups
 	}
 	infos := &ConfigInfos{Name: class, Groups: slices.Clone(groups)}
 	add := func(k *connect.ConfigKey, v connect.ConfigValue) {

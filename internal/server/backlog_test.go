@@ -22,9 +22,7 @@ var flushLog struct {
 	flushes []int64 // partition 0's offset at each Flush that had one
 }
 
-func init() {
-	registerTestSink(flushLogSinkClass, func() connect.SinkTask { return &flushLogSinkTask{} })
-}
+var flushLogSink = testSink(flushLogSinkClass, func() connect.SinkTask { return &flushLogSinkTask{} })
 
 type flushLogSinkTask struct{}
 
@@ -63,7 +61,7 @@ func TestSinkBacklogFlushesAtTheEnd(t *testing.T) {
 	for k, v := range stringConverters {
 		extra[k] = v
 	}
-	w := startWorker(t, dir, extra)
+	w := startWorker(t, dir, extra, flushLogSink)
 	cl := w.client()
 	for _, c := range []struct {
 		name  string

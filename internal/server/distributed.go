@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/connectd/connectd/connect"
 	"github.com/connectd/connectd/internal/embedded"
 	"github.com/connectd/connectd/internal/group"
 	"github.com/connectd/connectd/internal/herder"
@@ -33,16 +34,21 @@ type Distributed struct {
 	closers []func()
 }
 
-// StartDistributed starts a distributed worker: it checks or creates the
-// three internal topics, reads them, serves the REST API and joins the
-// group. It returns once the REST API answers; joining continues in the
-// background (GET /health says "starting" until the first assignment).
-func StartDistributed(ctx context.Context, props map[string]string, loggers *logging.Registry) (*Distributed, error) {
+// StartDistributed starts a distributed worker running plugins: it checks
+// or creates the three internal topics, reads them, serves the REST API
+// and joins the group. It returns once the REST API answers; joining
+// continues in the background (GET /health says "starting" until the
+// first assignment).
+func StartDistributed(ctx context.Context, props map[string]string, plugins []connect.Plugin, loggers *logging.Registry) (*Distributed, error) {
 	cfg, err := worker.ParseConfig(props)
 	if err != nil {
 		return nil, err
 	}
 	dcfg, err := worker.ParseDistributedConfig(props)
+	if err != nil {
+		return nil, err
+	}
+	set, err := connect.NewPluginSet(plugins...)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +129,7 @@ func StartDistributed(ctx context.Context, props map[string]string, loggers *log
 	}
 
 	h := herder.NewDistributed(cfg, dcfg, bootstrap, configStore{configs}, statusStore{status}, offsets, herder.DistributedOptions{
-		URL: url, ClusterID: clusterID, Commit: Commit, Log: log, Dial: brokerDial(s.Broker),
+		URL: url, ClusterID: clusterID, Commit: Commit, Log: log, Dial: brokerDial(s.Broker), Plugins: set,
 	})
 	listener.h = h
 	s.Herder = h

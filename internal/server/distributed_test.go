@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/internal/builtin"
 	"github.com/connectd/connectd/internal/embedded"
 	"github.com/connectd/connectd/internal/logging"
 	"github.com/connectd/connectd/internal/servertest"
@@ -26,16 +28,17 @@ type cluster struct {
 	broker  *embedded.Broker
 	workers []*Distributed
 	props   map[string]string
+	plugins []connect.Plugin // the built-in plugins and the test's
 }
 
-func startCluster(t *testing.T, n int, extra map[string]string) *cluster {
+func startCluster(t *testing.T, n int, extra map[string]string, plugins ...connect.Plugin) *cluster {
 	t.Helper()
 	b, err := embedded.Start(embedded.Config{Listen: "127.0.0.1:0", DataDir: filepath.Join(t.TempDir(), "kafka")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(b.Close)
-	c := &cluster{t: t, broker: b, props: map[string]string{
+	c := &cluster{t: t, broker: b, plugins: append(builtin.Plugins(), plugins...), props: map[string]string{
 		"bootstrap.servers":                 b.Addr(),
 		"listeners":                         "http://127.0.0.1:0",
 		"group.id":                          "connect-cluster",
@@ -64,7 +67,7 @@ func startCluster(t *testing.T, n int, extra map[string]string) *cluster {
 
 func (c *cluster) add() *Distributed {
 	c.t.Helper()
-	d, err := StartDistributed(context.Background(), c.props, testLoggers(c.t))
+	d, err := StartDistributed(context.Background(), c.props, c.plugins, testLoggers(c.t))
 	if err != nil {
 		c.t.Fatalf("starting a worker: %v", err)
 	}
@@ -221,8 +224,8 @@ func TestDistributedStopWhileRevoking(t *testing.T) {
 }
 
 // runningSource starts a one-worker cluster running FileStreamSource src.
-func runningSource(t *testing.T) (*cluster, *testWorker) {
-	c := startCluster(t, 1, nil)
+func runningSource(t *testing.T, plugins ...connect.Plugin) (*cluster, *testWorker) {
+	c := startCluster(t, 1, nil, plugins...)
 	w := c.healthy(0)
 	in := filepath.Join(t.TempDir(), "in.txt")
 	writeLines(t, in, lines(1, 3)...)

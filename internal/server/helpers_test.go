@@ -3,19 +3,21 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"github.com/connectd/connectd/connect"
 	"io"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/internal/builtin"
 	"github.com/connectd/connectd/internal/logging"
 	"github.com/connectd/connectd/internal/servertest"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // worker is a standalone connectd started in-process for a test, with its
-// own embedded broker and REST listener on free ports.
+// own embedded broker and REST listener on free ports, running the
+// built-in plugins and the test's.
 type testWorker struct {
 	t     *testing.T
 	s     *Standalone
@@ -23,7 +25,7 @@ type testWorker struct {
 	props map[string]string
 }
 
-func startWorker(t *testing.T, dir string, extra map[string]string) *testWorker {
+func startWorker(t *testing.T, dir string, extra map[string]string, plugins ...connect.Plugin) *testWorker {
 	t.Helper()
 	props := map[string]string{
 		"listeners":                    "http://127.0.0.1:0",
@@ -35,7 +37,7 @@ func startWorker(t *testing.T, dir string, extra map[string]string) *testWorker 
 	for k, v := range extra {
 		props[k] = v
 	}
-	s, err := StartStandalone(context.Background(), props, nil, logging.NewRegistry(io.Discard))
+	s, err := StartStandalone(context.Background(), props, nil, append(builtin.Plugins(), plugins...), logging.NewRegistry(io.Discard))
 	if err != nil {
 		t.Fatalf("starting the worker: %v", err)
 	}
@@ -154,11 +156,11 @@ var (
 	readLines  = servertest.ReadLines
 )
 
-// registerTestSink registers a sink plugin of class whose connector runs
-// one task, made by newTask, with no config.
-func registerTestSink(class string, newTask func() connect.SinkTask) {
-	connect.Register(connect.Plugin{Class: class, Type: connect.PluginSink, Version: "test",
-		New: func() any { return &testSinkConnector{class: class, newTask: newTask} }})
+// testSink is a sink plugin of class whose connector runs one task, made
+// by newTask, with no config.
+func testSink(class string, newTask func() connect.SinkTask) connect.Plugin {
+	return connect.Plugin{Class: class, Type: connect.PluginSink, Version: "test",
+		New: func() any { return &testSinkConnector{class: class, newTask: newTask} }}
 }
 
 type testSinkConnector struct {

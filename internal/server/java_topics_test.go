@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/connectd/connectd/internal/builtin"
 	"github.com/connectd/connectd/internal/storage"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -132,7 +133,7 @@ func TestDistributedRefusesUnsafeInternalTopics(t *testing.T) {
 			if _, err := kadm.NewClient(cl).CreateTopic(context.Background(), tc.parts, 1, tc.configs, "connect-configs"); err != nil {
 				t.Fatal(err)
 			}
-			d, err := StartDistributed(context.Background(), c.props, testLoggers(t))
+			d, err := StartDistributed(context.Background(), c.props, builtin.Plugins(), testLoggers(t))
 			if err == nil {
 				d.Close()
 				t.Fatal("the worker started on an unsafe config topic")

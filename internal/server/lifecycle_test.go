@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/connectd/connectd/internal/builtin"
 	"github.com/connectd/connectd/internal/logging"
 )
 
@@ -53,7 +54,7 @@ func TestCorruptedOffsetsFileStopsTheWorker(t *testing.T) {
 		"embedded.kafka.data.dir":      filepath.Join(dir, "kafka"),
 		"offset.storage.file.filename": path,
 	}
-	s, err := StartStandalone(context.Background(), props, nil, logging.NewRegistry(io.Discard))
+	s, err := StartStandalone(context.Background(), props, nil, builtin.Plugins(), logging.NewRegistry(io.Discard))
 	if err == nil {
 		s.Close()
 		t.Fatal("the worker started on a corrupted offsets file")

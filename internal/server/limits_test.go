@@ -34,10 +34,8 @@ const gatedSinkClass = "test.GatedFileSink"
 
 var startGate atomic.Pointer[chan struct{}]
 
-func init() {
-	connect.Register(connect.Plugin{Class: gatedSinkClass, Type: connect.PluginSink, Version: "test",
-		New: func() any { return &gatedSinkConnector{} }})
-}
+var gatedSink = connect.Plugin{Class: gatedSinkClass, Type: connect.PluginSink, Version: "test",
+	New: func() any { return &gatedSinkConnector{} }}
 
 type gatedSinkConnector struct {
 	file.SinkConnector
@@ -141,7 +139,7 @@ func TestTasksMaxAboveWorkerLimitIsRefused(t *testing.T) {
 // it never runs more than tasks.max.per.connector tasks.
 func TestTasksMaxEnforce(t *testing.T) {
 	dir := t.TempDir()
-	w := startWorker(t, dir, map[string]string{"tasks.max.per.connector": "4"})
+	w := startWorker(t, dir, map[string]string{"tasks.max.per.connector": "4"}, gatedSink)
 	create := func(name, extra, enforce string) {
 		t.Helper()
 		config := map[string]string{"connector.class": gatedSinkClass, "file": filepath.Join(dir, name), "topics": "t", "tasks.max": "2", "extra.tasks": extra}
@@ -207,7 +205,7 @@ func openFiles(t *testing.T) int {
 // DELETE closes their files and ends their goroutines.
 func TestTasksAtTheLimitStartAndGoAway(t *testing.T) {
 	dir := t.TempDir()
-	w := startWorker(t, dir, stringConverters)
+	w := startWorker(t, dir, stringConverters, gatedSink)
 	defaults, err := worker.ParseConfig(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -350,10 +348,8 @@ var (
 	configuring   = make(chan struct{}, 16)
 )
 
-func init() {
-	connect.Register(connect.Plugin{Class: gatedConverterClass, Type: connect.PluginConverter, Version: "test",
-		New: func() any { return &gatedConverter{} }})
-}
+var gatedConverterPlugin = connect.Plugin{Class: gatedConverterClass, Type: connect.PluginConverter, Version: "test",
+	New: func() any { return &gatedConverter{} }}
 
 type gatedConverter struct{ converters.StringConverter }
 
@@ -372,7 +368,7 @@ func (c *gatedConverter) Configure(config map[string]string, isKey bool) error {
 // reconcile pass is starting tasks (here held in their converter's
 // Configure, under the herder's lock).
 func TestDistributedAnswersWhileTasksStart(t *testing.T) {
-	_, w := runningSource(t)
+	_, w := runningSource(t, gatedConverterPlugin)
 	gate := make(chan struct{})
 	converterGate.Store(&gate)
 	t.Cleanup(func() {

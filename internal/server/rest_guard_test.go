@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/internal/builtin"
 )
 
 // rawExchange sends head (request line and headers, without the blank
@@ -50,11 +51,11 @@ func rawExchange(t *testing.T, addr, head string, send func(io.Writer)) (int, st
 
 // guardedWorker is a worker with small REST limits, so that the tests
 // reach them quickly.
-func guardedWorker(t *testing.T) *testWorker {
+func guardedWorker(t *testing.T, plugins ...connect.Plugin) *testWorker {
 	return startWorker(t, t.TempDir(), map[string]string{
 		"rest.request.max.bytes":       "1024",
 		"rest.request.body.timeout.ms": "300",
-	})
+	}, plugins...)
 }
 
 func (w *testWorker) mustHaveNoConnectors() {
@@ -108,9 +109,7 @@ func TestRESTCutsSlowBodies(t *testing.T) {
 
 const slowStopSinkClass = "test.SlowStopSink"
 
-func init() {
-	registerTestSink(slowStopSinkClass, func() connect.SinkTask { return slowStopSinkTask{} })
-}
+var slowStopSink = testSink(slowStopSinkClass, func() connect.SinkTask { return slowStopSinkTask{} })
 
 // slowStopSinkTask takes a second to stop, longer than the guarded
 // worker's body timeout.
@@ -127,7 +126,7 @@ func (slowStopSinkTask) Stop() error                                            
 // The body timeout bounds reading the body only: an answer that takes
 // longer (a stop waits for its tasks) is not cut by it.
 func TestRESTSlowAnswerOutlivesBodyTimeout(t *testing.T) {
-	w := guardedWorker(t)
+	w := guardedWorker(t, slowStopSink)
 	w.must(201, "POST", "/connectors", jsonString(map[string]any{
 		"name": "slow", "config": map[string]string{"connector.class": slowStopSinkClass, "topics": "slow"},
 	}))
@@ -285,7 +284,7 @@ func TestWorkerRefusesUnprovidedProtections(t *testing.T) {
 		"offset.storage.file.filename": filepath.Join(dir, "connect.offsets"),
 		"rest.extension.classes":       basic,
 	}
-	s, err := StartStandalone(context.Background(), props, nil, testLoggers(t))
+	s, err := StartStandalone(context.Background(), props, nil, builtin.Plugins(), testLoggers(t))
 	if err == nil {
 		s.Close()
 		t.Fatal("the standalone worker started")
@@ -300,7 +299,7 @@ func TestWorkerRefusesUnprovidedProtections(t *testing.T) {
 	} {
 		props[k] = v
 	}
-	d, err := StartDistributed(context.Background(), props, testLoggers(t))
+	d, err := StartDistributed(context.Background(), props, builtin.Plugins(), testLoggers(t))
 	if err == nil {
 		d.Close()
 		t.Fatal("the distributed worker started")
@@ -319,10 +318,8 @@ var validateGate struct {
 	ch chan struct{}
 }
 
-func init() {
-	connect.Register(connect.Plugin{Class: blockingValidateSinkClass, Type: connect.PluginSink, Version: "test",
-		New: func() any { return &blockingValidateSink{testSinkConnector{class: blockingValidateSinkClass}} }})
-}
+var blockingValidateSinkPlugin = connect.Plugin{Class: blockingValidateSinkClass, Type: connect.PluginSink, Version: "test",
+	New: func() any { return &blockingValidateSink{testSinkConnector{class: blockingValidateSinkClass}} }}
 
 type blockingValidateSink struct{ testSinkConnector }
 
@@ -342,7 +339,7 @@ func TestRESTBodiesWaitForRoom(t *testing.T) {
 	validateGate.Lock()
 	validateGate.ch = gate
 	validateGate.Unlock()
-	w := guardedWorker(t)
+	w := guardedWorker(t, blockingValidateSinkPlugin)
 	prefix := `{"connector.class":"` + blockingValidateSinkClass + `","topics":"t","pad":"`
 	body := prefix + strings.Repeat("x", 1000-len(prefix)-2) + `"}`
 	type result struct {

@@ -26,7 +26,7 @@ var rewindLog struct {
 	offsets []int64
 }
 
-func init() { registerTestSink(rewindSinkClass, func() connect.SinkTask { return &rewindSinkTask{} }) }
+var rewindSink = testSink(rewindSinkClass, func() connect.SinkTask { return &rewindSinkTask{} })
 
 type rewindSinkTask struct {
 	ctx     connect.SinkTaskContext
@@ -62,7 +62,7 @@ func (t *rewindSinkTask) Put(records []connect.SinkRecord) error {
 // after it follows, in order.
 func TestSinkRewindDuringPut(t *testing.T) {
 	dir := t.TempDir()
-	w := startWorker(t, dir, stringConverters)
+	w := startWorker(t, dir, stringConverters, rewindSink)
 	cl := w.client()
 	const n = 10000
 	for i := range n {

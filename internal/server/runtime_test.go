@@ -153,12 +153,11 @@ func TestSinkCommitsWhenCaughtUp(t *testing.T) {
 func TestCommitRecordGetsEachRecordsOwnMetadata(t *testing.T) {
 	const batches, perBatch = 4, 700
 	acks := &recordAcks{offsets: map[string][]int64{}}
-	// A class of its own for each run: plugins cannot be registered twice.
-	class := fmt.Sprintf("test.RecordAcksSource%d", recordAcksRuns.Add(1))
-	connect.Register(connect.Plugin{Class: class, Type: connect.PluginSource, Version: "test",
-		New: func() any { return &recordAcksConnector{acks: acks, batches: batches, perBatch: perBatch} }})
+	const class = "test.RecordAcksSource"
+	plugin := connect.Plugin{Class: class, Type: connect.PluginSource, Version: "test",
+		New: func() any { return &recordAcksConnector{acks: acks, batches: batches, perBatch: perBatch} }}
 	dir := t.TempDir()
-	w := startWorker(t, dir, stringConverters)
+	w := startWorker(t, dir, stringConverters, plugin)
 	w.must(201, "POST", "/connectors", jsonString(map[string]any{
 		"name": "acks", "config": map[string]string{"connector.class": class, "topic": "acks"},
 	}))
@@ -186,8 +185,6 @@ func TestCommitRecordGetsEachRecordsOwnMetadata(t *testing.T) {
 // recordAcksKey is record i's key: its length varies, so that a batch's
 // bytes outgrow the buffer they are written into.
 func recordAcksKey(i int) string { return "k" + strings.Repeat("-", i%97) + strconv.Itoa(i) }
-
-var recordAcksRuns atomic.Int64
 
 type recordAcks struct {
 	mu      sync.Mutex
@@ -282,8 +279,8 @@ func TestReleasedRecordsAreReadNoMore(t *testing.T) {
 	for _, withAcks := range []bool{false, true} {
 		t.Run(fmt.Sprintf("acks=%v", withAcks), func(t *testing.T) {
 			rel := &releases{batches: map[*connect.SourceRecord]int{}}
-			class := fmt.Sprintf("test.ReleasingSource%d", recordAcksRuns.Add(1))
-			connect.Register(connect.Plugin{Class: class, Type: connect.PluginSource, Version: "test",
+			const class = "test.ReleasingSource"
+			plugin := connect.Plugin{Class: class, Type: connect.PluginSource, Version: "test",
 				New: func() any {
 					return &recordAcksConnector{newTask: func() connect.SourceTask {
 						task := &releasingTask{numberedTask: numberedTask{batches: batches, perBatch: perBatch}, rel: rel}
@@ -292,9 +289,9 @@ func TestReleasedRecordsAreReadNoMore(t *testing.T) {
 						}
 						return task
 					}}
-				}})
+				}}
 			dir := t.TempDir()
-			w := startWorker(t, dir, stringConverters)
+			w := startWorker(t, dir, stringConverters, plugin)
 			w.must(201, "POST", "/connectors", jsonString(map[string]any{
 				"name": "releasing", "config": map[string]string{"connector.class": class, "topic": "releasing"},
 			}))
@@ -364,15 +361,15 @@ func (t *releasingAcksTask) CommitRecord(rec *connect.SourceRecord, _ connect.Re
 // batch again rather than sending part of it twice.
 func TestUnconvertibleRecordSendsNothingOfItsBatch(t *testing.T) {
 	const perBatch = 50
-	class := fmt.Sprintf("test.BadRecordSource%d", recordAcksRuns.Add(1))
-	connect.Register(connect.Plugin{Class: class, Type: connect.PluginSource, Version: "test",
+	const class = "test.BadRecordSource"
+	plugin := connect.Plugin{Class: class, Type: connect.PluginSource, Version: "test",
 		New: func() any {
 			return &recordAcksConnector{newTask: func() connect.SourceTask {
 				return &badRecordTask{numberedTask: numberedTask{batches: 2, perBatch: perBatch}}
 			}}
-		}})
+		}}
 	dir := t.TempDir()
-	w := startWorker(t, dir, stringConverters)
+	w := startWorker(t, dir, stringConverters, plugin)
 	w.must(201, "POST", "/connectors", jsonString(map[string]any{
 		"name": "bad", "config": map[string]string{"connector.class": class, "topic": "bad"},
 	}))
@@ -433,8 +430,8 @@ func TestSourceProducerReadyBeforeFirstRecord(t *testing.T) {
 		return nil, nil, false
 	})
 	started := make(chan bool, 1)
-	class := fmt.Sprintf("test.WarmProducerSource%d", recordAcksRuns.Add(1))
-	connect.Register(connect.Plugin{Class: class, Type: connect.PluginSource, Version: "test",
+	const class = "test.WarmProducerSource"
+	plugin := connect.Plugin{Class: class, Type: connect.PluginSource, Version: "test",
 		New: func() any {
 			return &recordAcksConnector{newTask: func() connect.SourceTask {
 				return &startHookTask{numberedTask: numberedTask{batches: 1, perBatch: 1}, start: func() {
@@ -445,12 +442,12 @@ func TestSourceProducerReadyBeforeFirstRecord(t *testing.T) {
 					started <- inits.Load() > 0
 				}}
 			}}
-		}})
+		}}
 	props := map[string]string{"bootstrap.servers": kc.ListenAddrs()[0]}
 	for k, v := range stringConverters {
 		props[k] = v
 	}
-	w := startWorker(t, t.TempDir(), props)
+	w := startWorker(t, t.TempDir(), props, plugin)
 	w.must(201, "POST", "/connectors", jsonString(map[string]any{
 		"name": "warm", "config": map[string]string{"connector.class": class, "topic": "warm"},
 	}))

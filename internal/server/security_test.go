@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/connectd/connectd/internal/builtin"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
@@ -41,7 +42,7 @@ func TestDistributedOverSASL(t *testing.T) {
 		"session.timeout.ms":                "6000",
 		"value.converter":                   "org.apache.kafka.connect.storage.StringConverter",
 	}
-	d, err := StartDistributed(context.Background(), props, testLoggers(t))
+	d, err := StartDistributed(context.Background(), props, builtin.Plugins(), testLoggers(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/connectd/connectd/connect"
 	"github.com/connectd/connectd/internal/embedded"
 	"github.com/connectd/connectd/internal/herder"
 	"github.com/connectd/connectd/internal/logging"
@@ -24,13 +25,6 @@ import (
 	"github.com/connectd/connectd/internal/worker"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
-
-	// The built-in plugins register themselves.
-	_ "github.com/connectd/connectd/connectors/file"
-	_ "github.com/connectd/connectd/connectors/httpsource"
-	_ "github.com/connectd/connectd/connectors/jdbc"
-	_ "github.com/connectd/connectd/connectors/postgrescdc"
-	_ "github.com/connectd/connectd/converters"
 )
 
 // Commit is what GET / reports as the commit; the build sets it.
@@ -46,12 +40,16 @@ type Standalone struct {
 	servers []*http.Server
 }
 
-// StartStandalone starts a standalone worker from its worker properties
-// and the connectors given on the command line. The REST API answers
-// from the moment its listeners are bound (GET /health says "starting"
-// until the connectors are created).
-func StartStandalone(ctx context.Context, props map[string]string, connectors []herder.StoredConnector, loggers *logging.Registry) (*Standalone, error) {
+// StartStandalone starts a standalone worker running plugins from its
+// worker properties and the connectors given on the command line. The
+// REST API answers from the moment its listeners are bound (GET /health
+// says "starting" until the connectors are created).
+func StartStandalone(ctx context.Context, props map[string]string, connectors []herder.StoredConnector, plugins []connect.Plugin, loggers *logging.Registry) (*Standalone, error) {
 	cfg, err := worker.ParseConfig(props)
+	if err != nil {
+		return nil, err
+	}
+	set, err := connect.NewPluginSet(plugins...)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +93,7 @@ func StartStandalone(ctx context.Context, props map[string]string, connectors []
 	s.RESTAddr = lns[0].Addr().String()
 	s.Herder = herder.NewStandalone(cfg, bootstrap, offsets, configs, herder.Options{
 		WorkerID: workerID(cfg, s.RESTAddr), ClusterID: clusterID, Commit: Commit, Log: log,
-		Dial: brokerDial(s.Broker),
+		Dial: brokerDial(s.Broker), Plugins: set,
 	})
 	handler := rest.New(s.Herder, loggers, restOptions(cfg, loggers))
 	s.servers = serveREST(lns, handler, log)

@@ -28,7 +28,7 @@ func (c connectorContext) RaiseError(err error)        { c.fail(err) }
 // are called from the connector's own goroutines when it asks for new task
 // configs or raises an error.
 func (w *Worker) StartConnector(name string, config map[string]string, reconfigure func(), fail func(error)) (*Connector, error) {
-	conn, p, err := Instantiate(config["connector.class"])
+	conn, p, err := Instantiate(w.plugins, config["connector.class"])
 	if err != nil {
 		return nil, err
 	}

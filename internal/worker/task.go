@@ -118,7 +118,7 @@ func (t *Task) fail(err error) {
 // StartTask starts a task of the given connector class with its task
 // config. The task reports RUNNING (or PAUSED) once its Start returned.
 func (w *Worker) StartTask(connector string, id int, connConfig, taskConfig map[string]string, paused bool) (*Task, error) {
-	conn, p, err := Instantiate(connConfig["connector.class"])
+	conn, p, err := Instantiate(w.plugins, connConfig["connector.class"])
 	if err != nil {
 		return nil, err
 	}

@@ -32,6 +32,7 @@ type Listener interface {
 // Worker runs connector and task instances against one Kafka cluster.
 type Worker struct {
 	cfg       *Config
+	plugins   *connect.PluginSet
 	bootstrap []string
 	dial      DialFunc
 	offsets   OffsetStore
@@ -40,10 +41,11 @@ type Worker struct {
 	reserved  []string // topics the worker itself writes; see ReserveTopics
 }
 
-// New returns a worker producing to and consuming from bootstrap, whose
-// clients connect through dial (nil: over the network).
-func New(cfg *Config, bootstrap []string, dial DialFunc, offsets OffsetStore, l Listener, log *slog.Logger) *Worker {
-	return &Worker{cfg: cfg, bootstrap: bootstrap, dial: dial, offsets: offsets, listener: l, log: log}
+// New returns a worker running the given plugins, producing to and
+// consuming from bootstrap, whose clients connect through dial (nil: over
+// the network).
+func New(cfg *Config, plugins *connect.PluginSet, bootstrap []string, dial DialFunc, offsets OffsetStore, l Listener, log *slog.Logger) *Worker {
+	return &Worker{cfg: cfg, plugins: plugins, bootstrap: bootstrap, dial: dial, offsets: offsets, listener: l, log: log}
 }
 
 // ReserveTopics names topics the worker itself writes (a distributed
@@ -54,15 +56,18 @@ func (w *Worker) ReserveTopics(topics ...string) { w.reserved = append(w.reserve
 // Config returns the worker's configuration.
 func (w *Worker) Config() *Config { return w.cfg }
 
+// Plugins returns the plugins the worker runs.
+func (w *Worker) Plugins() *connect.PluginSet { return w.plugins }
+
 // Bootstrap returns the brokers the worker talks to.
 func (w *Worker) Bootstrap() []string { return w.bootstrap }
 
 // Instantiate returns a fresh, unstarted instance of a connector class
-// (a class name or an alias).
-func Instantiate(class string) (connect.Connector, connect.Plugin, error) {
-	p, err := connect.LookupPlugin(class)
+// (a class name or an alias) of plugins.
+func Instantiate(plugins *connect.PluginSet, class string) (connect.Connector, connect.Plugin, error) {
+	p, err := plugins.Lookup(class)
 	if err != nil || (p.Type != connect.PluginSource && p.Type != connect.PluginSink) {
-		return nil, connect.Plugin{}, fmt.Errorf("Failed to find any class that implements Connector and which name matches %s, available connectors are: %s", class, availableConnectors())
+		return nil, connect.Plugin{}, fmt.Errorf("Failed to find any class that implements Connector and which name matches %s, available connectors are: %s", class, availableConnectors(plugins))
 	}
 	c, ok := p.New().(connect.Connector)
 	if !ok {
@@ -71,9 +76,9 @@ func Instantiate(class string) (connect.Connector, connect.Plugin, error) {
 	return c, p, nil
 }
 
-func availableConnectors() string {
+func availableConnectors(plugins *connect.PluginSet) string {
 	var names []string
-	for _, p := range connect.Plugins() {
+	for _, p := range plugins.Plugins() {
 		if p.Type == connect.PluginSource || p.Type == connect.PluginSink {
 			names = append(names, fmt.Sprintf("PluginDesc{klass=class %s, name='%s', version='%s', type=%s}", p.Class, p.Class, p.Version, p.Type))
 		}
@@ -160,7 +165,7 @@ func (w *Worker) converter(connConfig map[string]string, isKey bool) (connect.Co
 	if _, ok := connConfig[prefix]; ok {
 		src = connConfig
 	}
-	return converters.New(src[prefix], WithPrefix(src, prefix+"."), isKey)
+	return converters.New(w.plugins, src[prefix], WithPrefix(src, prefix+"."), isKey)
 }
 
 func taskTrace(err error) string {

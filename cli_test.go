@@ -1,9 +1,11 @@
-package main
+package connectd
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -36,7 +38,7 @@ func TestCgroupMemoryLimit(t *testing.T) {
 func TestCPUProfileFlag(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "cpu.pprof")
-	cmd, stop := root()
+	cmd, stop := Command(Builtin())
 	cmd.SetArgs([]string{"standalone", "--cpuprofile", path, filepath.Join(dir, "missing.properties")})
 	cmd.SetErr(io.Discard)
 	if err := cmd.Execute(); err == nil {
@@ -50,5 +52,19 @@ func TestCPUProfileFlag(t *testing.T) {
 	// A pprof profile is gzipped protobuf.
 	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
 		t.Fatalf("%s is not a pprof profile: % x", path, b[:min(len(b), 8)])
+	}
+}
+
+func TestVersionFlag(t *testing.T) {
+	cmd, stop := Command(Builtin())
+	defer stop()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetArgs([]string{"--version"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); !strings.HasPrefix(got, "connectd version ") || !strings.Contains(got, "go1.") {
+		t.Errorf("--version printed %q", got)
 	}
 }

@@ -1,0 +1,23 @@
+package converters
+
+import "github.com/connectd/connectd/connect"
+
+// Plugins returns Kafka's three converters, for a worker's plugin set.
+func Plugins() []connect.Plugin {
+	return []connect.Plugin{{
+		Class:   JSONConverterClass,
+		Type:    connect.PluginConverter,
+		Version: kafkaVersion,
+		New:     func() any { return new(JSONConverter) },
+	}, {
+		Class:   StringConverterClass,
+		Type:    connect.PluginConverter,
+		Version: kafkaVersion,
+		New:     func() any { return new(StringConverter) },
+	}, {
+		Class:   ByteArrayConverterClass,
+		Type:    connect.PluginConverter,
+		Version: kafkaVersion,
+		New:     func() any { return new(ByteArrayConverter) },
+	}}
+}
