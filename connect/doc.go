@@ -7,4 +7,20 @@
 // package connectd), and configures, starts and stops each instance,
 // calling the methods in the order their documentation states, from one
 // goroutine per instance.
+//
+// A source connector is a SourceConnector: Config declares its keys,
+// Start receives its config, TaskConfigs splits the work into at most
+// tasks.max task configs, and NewTask makes the SourceTask each one
+// runs. The task's Start reads its stored position from its
+// SourceTaskContext; each Poll returns SourceRecords, each with the
+// SourcePartition it reads and the SourceOffset to resume from, which the
+// worker stores once Kafka acknowledged the record.
+//
+// A sink connector is a SinkConnector whose SinkTask is given the records
+// of its topics by Put, and makes them durable in Flush: the worker then
+// commits the offsets Flush was passed to the consumer group.
+//
+// The examples drive a tiny source and a tiny sink as a worker would;
+// examples/custom-connector runs a source in a worker beside the built-in
+// plugins.
 package connect
