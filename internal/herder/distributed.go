@@ -60,12 +60,12 @@ type Distributed struct {
 
 	mu         sync.Mutex // guards everything below, and what runs here
 	owned      map[string]bool
-	ownedTasks map[TaskID]bool
+	ownedTasks map[client.TaskID]bool
 	leader     bool
 	leaderURL  string
 	generation int32
 	conns      map[string]*dconn
-	tasks      map[TaskID]*dtask
+	tasks      map[client.TaskID]*dtask
 	regen      map[string]bool // connectors that asked for new task configs
 	// regenBackoff is the wait before submitting a connector's task
 	// configs again after a failed submission.
@@ -77,7 +77,7 @@ type Distributed struct {
 	// incarnations holds the latest task started here for each id, and
 	// gen the group generation, for status reports from task goroutines
 	// (which must not wait for mu).
-	incarnations sync.Map // TaskID → *worker.Task
+	incarnations sync.Map // client.TaskID → *worker.Task
 	gen          atomic.Int32
 
 	// plugins caches connector classes (class → connect.Plugin) for REST
@@ -132,11 +132,11 @@ func (c ClusterConfig) target(name string) TargetState {
 // StatusStore is the status topic as the distributed herder uses it.
 type StatusStore interface {
 	PutConnector(ctx context.Context, name, state, trace, workerID string, generation int32) error
-	PutTask(ctx context.Context, id TaskID, state, trace, workerID string, generation int32, safe bool) error
+	PutTask(ctx context.Context, id client.TaskID, state, trace, workerID string, generation int32, safe bool) error
 	DeleteConnector(ctx context.Context, name string) error
-	DeleteTask(ctx context.Context, id TaskID) error
-	Connector(name string) (State, bool)
-	Tasks(name string) []TaskState
+	DeleteTask(ctx context.Context, id client.TaskID) error
+	Connector(name string) (client.State, bool)
+	Tasks(name string) []client.TaskState
 	PutTopic(ctx context.Context, connector, topic string, task int) error
 	Topics(name string) []string
 	ResetTopics(ctx context.Context, name string) error
@@ -174,8 +174,8 @@ func NewDistributed(cfg *worker.Config, dcfg *worker.DistributedConfig, bootstra
 		cfg: cfg, dcfg: dcfg, store: store, status: status, offsets: offsets, log: opts.Log,
 		url: opts.URL, clusterID: opts.ClusterID, commit: opts.Commit,
 		kick:  make(chan struct{}, 1),
-		owned: map[string]bool{}, ownedTasks: map[TaskID]bool{},
-		conns: map[string]*dconn{}, tasks: map[TaskID]*dtask{}, regen: map[string]bool{}, regenBackoff: map[string]time.Duration{},
+		owned: map[string]bool{}, ownedTasks: map[client.TaskID]bool{},
+		conns: map[string]*dconn{}, tasks: map[client.TaskID]*dtask{}, regen: map[string]bool{}, regenBackoff: map[string]time.Duration{},
 	}
 	if u, err := url.Parse(opts.URL); err == nil {
 		h.workerID = u.Host
@@ -245,7 +245,7 @@ func (h *Distributed) Kick() {
 func (h *Distributed) stopAll() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	stopped := h.stopTasksLocked(func(TaskID) bool { return true })
+	stopped := h.stopTasksLocked(func(client.TaskID) bool { return true })
 	h.sweepStatusesLocked(context.Background(), h.store.Snapshot(), stopped)
 	for name, dc := range h.conns {
 		h.stopConnLocked(name, dc)
@@ -280,27 +280,27 @@ func (h *Distributed) Work() map[string]int {
 
 // Revoked stops what the leader took away from this worker, committing
 // offsets, before the group moves on.
-func (h *Distributed) Revoked(connectors []string, tasks []TaskID) {
+func (h *Distributed) Revoked(connectors []string, tasks []client.TaskID) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	revokedTask := map[TaskID]bool{}
+	revokedTask := map[client.TaskID]bool{}
 	for _, id := range tasks {
 		revokedTask[id] = true
 		delete(h.ownedTasks, id)
 	}
-	stopped := h.stopTasksLocked(func(id TaskID) bool { return revokedTask[id] })
+	stopped := h.stopTasksLocked(func(id client.TaskID) bool { return revokedTask[id] })
 	h.sweepStatusesLocked(context.Background(), h.store.Snapshot(), stopped)
 	for _, name := range connectors {
 		delete(h.owned, name)
 		if dc := h.conns[name]; dc != nil {
 			h.stopConnLocked(name, dc)
-			h.putConnStatus(name, StateUnassigned, "")
+			h.putConnStatus(name, client.StateUnassigned, "")
 		}
 	}
 }
 
 // Assigned records the new assignment and reconciles with it.
-func (h *Distributed) Assigned(connectors []string, tasks []TaskID, leaderURL string, configOffset int64, generation int32, leader bool, members []string) {
+func (h *Distributed) Assigned(connectors []string, tasks []client.TaskID, leaderURL string, configOffset int64, generation int32, leader bool, members []string) {
 	h.mu.Lock()
 	h.members = nil
 	if leader {
@@ -315,7 +315,7 @@ func (h *Distributed) Assigned(connectors []string, tasks []TaskID, leaderURL st
 	for _, c := range connectors {
 		h.owned[c] = true
 	}
-	h.ownedTasks = map[TaskID]bool{}
+	h.ownedTasks = map[client.TaskID]bool{}
 	for _, t := range tasks {
 		h.ownedTasks[t] = true
 	}
@@ -350,7 +350,7 @@ func (h *Distributed) RestartRequested(name string, onlyFailed, includeTasks boo
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		if dc := h.conns[name]; dc != nil && h.owned[name] && (!onlyFailed || dc.failed) {
-			h.putConnStatus(name, StateRestarting, "")
+			h.putConnStatus(name, client.StateRestarting, "")
 			h.stopConnLocked(name, dc)
 			dc.failed = false
 		}
@@ -360,10 +360,10 @@ func (h *Distributed) RestartRequested(name string, onlyFailed, includeTasks boo
 					continue
 				}
 				st := h.taskState(id)
-				if onlyFailed && st != StateFailed {
+				if onlyFailed && st != client.StateFailed {
 					continue
 				}
-				h.putTaskStatus(id, StateRestarting, "", false)
+				h.putTaskStatus(id, client.StateRestarting, "", false)
 				dt.t.Stop()
 				delete(h.tasks, id)
 			}
@@ -372,7 +372,7 @@ func (h *Distributed) RestartRequested(name string, onlyFailed, includeTasks boo
 	}()
 }
 
-func (h *Distributed) taskState(id TaskID) string {
+func (h *Distributed) taskState(id client.TaskID) string {
 	for _, ts := range h.status.Tasks(id.Connector) {
 		if ts.ID == id.Task {
 			return ts.State
@@ -389,14 +389,14 @@ func (h *Distributed) taskState(id TaskID) string {
 // It must not take h.mu: the herder holds it while waiting for tasks to
 // stop, and a stopping task reports its last state.
 func (h *Distributed) TaskState(t *worker.Task, state, trace string) {
-	id := TaskID{Connector: t.Connector, Task: t.ID}
+	id := client.TaskID{Connector: t.Connector, Task: t.ID}
 	if !h.current(id, t) {
 		return
 	}
 	gen := h.gen.Load()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := h.status.PutTask(ctx, id, state, trace, h.workerID, gen, state == StateUnassigned); err != nil {
+	if err := h.status.PutTask(ctx, id, state, trace, h.workerID, gen, state == client.StateUnassigned); err != nil {
 		h.log.Warn("writing a task status failed", "task", id.String(), "error", err)
 	}
 }
@@ -404,7 +404,7 @@ func (h *Distributed) TaskState(t *worker.Task, state, trace string) {
 // current reports whether t is the latest task started here for id. A
 // task starting here may report before StartTask returned: it claims its
 // place, unless it is an old one, told to stop.
-func (h *Distributed) current(id TaskID, t *worker.Task) bool {
+func (h *Distributed) current(id client.TaskID, t *worker.Task) bool {
 	for {
 		cur, ok := h.incarnations.Load(id)
 		switch {
@@ -440,7 +440,7 @@ func (h *Distributed) putConnStatus(name, state, trace string) {
 	}
 }
 
-func (h *Distributed) putTaskStatus(id TaskID, state, trace string, safe bool) {
+func (h *Distributed) putTaskStatus(id client.TaskID, state, trace string, safe bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := h.status.PutTask(ctx, id, state, trace, h.workerID, h.generation, safe); err != nil {
@@ -461,7 +461,7 @@ func (h *Distributed) reconcile(ctx context.Context) {
 
 	// Tasks first: those no longer owned or configured stop before their
 	// connector might.
-	stopped := h.stopTasksLocked(func(id TaskID) bool {
+	stopped := h.stopTasksLocked(func(id client.TaskID) bool {
 		if !h.ownedTasks[id] {
 			return true
 		}
@@ -490,8 +490,8 @@ func (h *Distributed) reconcile(ctx context.Context) {
 		// before tasks.max was lowered) are checked as Kafka Connect
 		// checks them at each task's start.
 		if err := h.w.CheckTaskCount(id.Connector, snap.Connectors[id.Connector], len(cfgs)); err != nil {
-			if h.taskState(id) != StateFailed {
-				h.putTaskStatus(id, StateFailed, trace(err), false)
+			if h.taskState(id) != client.StateFailed {
+				h.putTaskStatus(id, client.StateFailed, trace(err), false)
 			}
 			continue
 		}
@@ -537,12 +537,12 @@ func (h *Distributed) reconcile(ctx context.Context) {
 		}
 		switch target {
 		case Paused:
-			if dc.state != StatePaused {
-				h.putConnStatus(name, StatePaused, "")
+			if dc.state != client.StatePaused {
+				h.putConnStatus(name, client.StatePaused, "")
 			}
 		case Stopped:
-			if dc.state != StateStopped {
-				h.putConnStatus(name, StateStopped, "")
+			if dc.state != client.StateStopped {
+				h.putConnStatus(name, client.StateStopped, "")
 			}
 		default:
 			if dc.inst == nil && !dc.failed {
@@ -570,16 +570,16 @@ func (h *Distributed) startConnLocked(name string, dc *dconn) {
 			if dc := h.conns[name]; dc != nil {
 				dc.failed = true
 			}
-			h.putConnStatus(name, StateFailed, trace(err))
+			h.putConnStatus(name, client.StateFailed, trace(err))
 		})
 	if err != nil {
 		h.log.Error("connector failed to start", "connector", name, "error", err)
 		dc.failed = true
-		h.putConnStatus(name, StateFailed, trace(err))
+		h.putConnStatus(name, client.StateFailed, trace(err))
 		return
 	}
 	dc.inst = inst
-	h.putConnStatus(name, StateRunning, "")
+	h.putConnStatus(name, client.StateRunning, "")
 }
 
 func (h *Distributed) stopConnLocked(name string, dc *dconn) {
@@ -598,7 +598,7 @@ func (h *Distributed) generateTaskConfigs(name string, dc *dconn, snap ClusterCo
 	cfgs, err := dc.inst.TaskConfigs(dc.config)
 	if err != nil {
 		dc.failed = true
-		h.putConnStatus(name, StateFailed, trace(err))
+		h.putConnStatus(name, client.StateFailed, trace(err))
 		return
 	}
 	if slices.EqualFunc(cfgs, snap.Tasks[name], maps.Equal) && !snap.Inconsistent[name] {
@@ -649,11 +649,11 @@ func (h *Distributed) generateTaskConfigs(name string, dc *dconn, snap ClusterCo
 // StartTask returns it or its first report claims the place.
 var startingTask = new(worker.Task)
 
-func (h *Distributed) startTaskLocked(id TaskID, connConfig, taskConfig map[string]string, paused bool) {
+func (h *Distributed) startTaskLocked(id client.TaskID, connConfig, taskConfig map[string]string, paused bool) {
 	h.incarnations.Store(id, startingTask)
 	t, err := h.w.StartTask(id.Connector, id.Task, connConfig, taskConfig, paused)
 	if err != nil {
-		h.putTaskStatus(id, StateFailed, trace(err), false)
+		h.putTaskStatus(id, client.StateFailed, trace(err), false)
 		return
 	}
 	h.tasks[id] = &dtask{t: t, config: taskConfig}
@@ -662,9 +662,9 @@ func (h *Distributed) startTaskLocked(id TaskID, connConfig, taskConfig map[stri
 
 // stopTasksLocked stops, in parallel, the tasks running here that match;
 // each reports its last state before it returns them.
-func (h *Distributed) stopTasksLocked(match func(TaskID) bool) []TaskID {
+func (h *Distributed) stopTasksLocked(match func(client.TaskID) bool) []client.TaskID {
 	var wg sync.WaitGroup
-	var stopped []TaskID
+	var stopped []client.TaskID
 	for id, dt := range h.tasks {
 		if !match(id) {
 			continue
@@ -689,9 +689,9 @@ func (h *Distributed) stopTasksLocked(match func(TaskID) bool) []TaskID {
 // this worker read that its config is gone), and, at the leader, those of
 // workers no longer in the group (they died running the task, leaving
 // RUNNING for good).
-func (h *Distributed) sweepStatusesLocked(ctx context.Context, snap ClusterConfig, stopped []TaskID) {
-	gone := func(id TaskID) bool { return id.Task >= len(snap.Tasks[id.Connector]) }
-	forget := map[TaskID]bool{}
+func (h *Distributed) sweepStatusesLocked(ctx context.Context, snap ClusterConfig, stopped []client.TaskID) {
+	gone := func(id client.TaskID) bool { return id.Task >= len(snap.Tasks[id.Connector]) }
+	forget := map[client.TaskID]bool{}
 	for _, id := range stopped {
 		if gone(id) {
 			forget[id] = true
@@ -699,7 +699,7 @@ func (h *Distributed) sweepStatusesLocked(ctx context.Context, snap ClusterConfi
 	}
 	for name := range snap.Connectors {
 		for _, ts := range h.status.Tasks(name) {
-			id := TaskID{Connector: name, Task: ts.ID}
+			id := client.TaskID{Connector: name, Task: ts.ID}
 			if gone(id) && h.tasks[id] == nil && (ts.WorkerID == h.workerID || h.members != nil && !h.members[ts.WorkerID]) {
 				forget[id] = true
 			}
@@ -710,7 +710,7 @@ func (h *Distributed) sweepStatusesLocked(ctx context.Context, snap ClusterConfi
 	}
 }
 
-func (h *Distributed) deleteTaskStatus(ctx context.Context, id TaskID) {
+func (h *Distributed) deleteTaskStatus(ctx context.Context, id client.TaskID) {
 	if err := h.status.DeleteTask(ctx, id); err != nil {
 		h.log.Warn("deleting a task status failed", "task", id.String(), "error", err)
 	}
@@ -720,7 +720,7 @@ func (h *Distributed) forgetStatuses(name string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for _, ts := range h.status.Tasks(name) {
-		_ = h.status.DeleteTask(ctx, TaskID{Connector: name, Task: ts.ID})
+		_ = h.status.DeleteTask(ctx, client.TaskID{Connector: name, Task: ts.ID})
 	}
 	_ = h.status.DeleteConnector(ctx, name)
 }
@@ -781,16 +781,16 @@ func (h *Distributed) awaitRebalance(ctx context.Context) error {
 const rebalanceWait = 10 * time.Second
 
 // ServerInfo answers GET /.
-func (h *Distributed) ServerInfo() ServerInfo {
-	return ServerInfo{Version: Version, Commit: h.commit, KafkaClusterID: h.clusterID}
+func (h *Distributed) ServerInfo() client.ServerInfo {
+	return client.ServerInfo{Version: Version, Commit: h.commit, KafkaClusterID: h.clusterID}
 }
 
 // Health answers GET /health: ready once the worker joined the cluster.
-func (h *Distributed) Health(ctx context.Context) (int, WorkerStatus) {
+func (h *Distributed) Health(ctx context.Context) (int, client.WorkerStatus) {
 	if !h.ready.Load() {
-		return 503, WorkerStatus{Status: "starting", Message: "Worker is still starting up."}
+		return 503, client.WorkerStatus{Status: "starting", Message: "Worker is still starting up."}
 	}
-	return 200, WorkerStatus{Status: "healthy", Message: "Worker has completed startup and is ready to handle requests."}
+	return 200, client.WorkerStatus{Status: "healthy", Message: "Worker has completed startup and is ready to handle requests."}
 }
 
 // Connectors lists the connectors of the cluster.
@@ -801,20 +801,20 @@ func (h *Distributed) Connectors(ctx context.Context) ([]string, error) {
 	return names, nil
 }
 
-func (h *Distributed) info(snap ClusterConfig, name string) (*ConnectorInfo, error) {
+func (h *Distributed) info(snap ClusterConfig, name string) (*client.ConnectorInfo, error) {
 	config, ok := snap.Connectors[name]
 	if !ok {
 		return nil, NotFound("Connector %s not found", name)
 	}
-	tasks := make([]TaskID, len(snap.Tasks[name]))
+	tasks := make([]client.TaskID, len(snap.Tasks[name]))
 	for i := range tasks {
-		tasks[i] = TaskID{Connector: name, Task: i}
+		tasks[i] = client.TaskID{Connector: name, Task: i}
 	}
-	return &ConnectorInfo{Name: name, Config: maps.Clone(config), Tasks: tasks, Type: connType(h.plugin(config["connector.class"]))}, nil
+	return &client.ConnectorInfo{Name: name, Config: maps.Clone(config), Tasks: tasks, Type: connType(h.plugin(config["connector.class"]))}, nil
 }
 
 // ConnectorInfo answers GET /connectors/{c}.
-func (h *Distributed) ConnectorInfo(ctx context.Context, name string) (*ConnectorInfo, error) {
+func (h *Distributed) ConnectorInfo(ctx context.Context, name string) (*client.ConnectorInfo, error) {
 	return h.info(h.store.Snapshot(), name)
 }
 
@@ -828,24 +828,24 @@ func (h *Distributed) ConnectorConfig(ctx context.Context, name string) (map[str
 }
 
 // ConnectorStatus answers GET /connectors/{c}/status from the status topic.
-func (h *Distributed) ConnectorStatus(ctx context.Context, name string) (*ConnectorStateInfo, error) {
+func (h *Distributed) ConnectorStatus(ctx context.Context, name string) (*client.ConnectorStatus, error) {
 	st, ok := h.status.Connector(name)
 	if !ok {
 		return nil, NotFound("No status found for connector %s", name)
 	}
-	typ := TypeUnknown
+	typ := client.TypeUnknown
 	if config, ok := h.store.Snapshot().Connectors[name]; ok {
 		typ = connType(h.plugin(config["connector.class"]))
 	}
 	tasks := h.status.Tasks(name)
 	if tasks == nil {
-		tasks = []TaskState{}
+		tasks = []client.TaskState{}
 	}
-	return &ConnectorStateInfo{Name: name, Connector: st, Tasks: tasks, Type: typ}, nil
+	return &client.ConnectorStatus{Name: name, Connector: st, Tasks: tasks, Type: typ}, nil
 }
 
 // TaskStatus answers GET /connectors/{c}/tasks/{t}/status.
-func (h *Distributed) TaskStatus(ctx context.Context, name string, task int) (*TaskState, error) {
+func (h *Distributed) TaskStatus(ctx context.Context, name string, task int) (*client.TaskState, error) {
 	for _, ts := range h.status.Tasks(name) {
 		if ts.ID == task {
 			return &ts, nil
@@ -855,20 +855,20 @@ func (h *Distributed) TaskStatus(ctx context.Context, name string, task int) (*T
 }
 
 // TaskConfigs answers GET /connectors/{c}/tasks.
-func (h *Distributed) TaskConfigs(ctx context.Context, name string) ([]TaskInfo, error) {
+func (h *Distributed) TaskConfigs(ctx context.Context, name string) ([]client.TaskInfo, error) {
 	snap := h.store.Snapshot()
 	if _, ok := snap.Connectors[name]; !ok {
 		return nil, NotFound("Connector %s not found", name)
 	}
-	out := make([]TaskInfo, len(snap.Tasks[name]))
+	out := make([]client.TaskInfo, len(snap.Tasks[name]))
 	for i, c := range snap.Tasks[name] {
-		out[i] = TaskInfo{ID: TaskID{Connector: name, Task: i}, Config: maps.Clone(c)}
+		out[i] = client.TaskInfo{ID: client.TaskID{Connector: name, Task: i}, Config: maps.Clone(c)}
 	}
 	return out, nil
 }
 
 // ValidateConfig answers the validate endpoint, on this worker.
-func (h *Distributed) ValidateConfig(ctx context.Context, plugin string, config map[string]string) (*ConfigInfos, error) {
+func (h *Distributed) ValidateConfig(ctx context.Context, plugin string, config map[string]string) (*client.ConfigInfos, error) {
 	infos, err := validate(h.w.Plugins(), config, h.cfg.TasksMaxPerConnector)
 	if err != nil {
 		return nil, err
@@ -879,7 +879,7 @@ func (h *Distributed) ValidateConfig(ctx context.Context, plugin string, config 
 
 // checkSinkGroup refuses a sink whose consumer group is the cluster's own
 // group, as Kafka Connect does.
-func (h *Distributed) checkSinkGroup(config map[string]string, infos *ConfigInfos) {
+func (h *Distributed) checkSinkGroup(config map[string]string, infos *client.ConfigInfos) {
 	if h.plugin(config["connector.class"]).Type != connect.PluginSink {
 		return
 	}
@@ -910,11 +910,11 @@ func (h *Distributed) validateForWrite(config map[string]string) error {
 }
 
 // CreateConnector answers POST /connectors, at the leader.
-func (h *Distributed) CreateConnector(ctx context.Context, name string, config map[string]string, initial TargetState, initialOffsets []ConnectorOffset) (*ConnectorInfo, error) {
+func (h *Distributed) CreateConnector(ctx context.Context, name string, config map[string]string, initial TargetState, initialOffsets []client.ConnectorOffset) (*client.ConnectorInfo, error) {
 	if err := h.validateForWrite(config); err != nil {
 		return nil, err
 	}
-	var info *ConnectorInfo
+	var info *client.ConnectorInfo
 	err := h.atLeader(ctx, func() error {
 		defer h.configLocks.lock(name)()
 		if err := h.store.Refresh(ctx); err != nil {
@@ -953,37 +953,19 @@ func (h *Distributed) CreateConnector(ctx context.Context, name string, config m
 		case Paused, Stopped:
 			state = string(initial)
 		}
-		offs, err := convertOffsets(initialOffsets)
-		if err != nil {
-			return err
-		}
-		ci, err := cl.CreateConnector(ctx, name, config, state, offs)
-		if err != nil {
-			return err
-		}
-		info, err = convert[ConnectorInfo](ci)
+		var err error
+		info, err = cl.CreateConnector(ctx, name, config, state, initialOffsets)
 		return err
 	})
 	return info, err
 }
 
-func convertOffsets(in []ConnectorOffset) ([]client.ConnectorOffset, error) {
-	if in == nil {
-		return nil, nil
-	}
-	out, err := convert[[]client.ConnectorOffset](in)
-	if err != nil {
-		return nil, err
-	}
-	return *out, nil
-}
-
 // PutConnectorConfig answers PUT /connectors/{c}/config, at the leader.
-func (h *Distributed) PutConnectorConfig(ctx context.Context, name string, config map[string]string) (*ConnectorInfo, bool, error) {
+func (h *Distributed) PutConnectorConfig(ctx context.Context, name string, config map[string]string) (*client.ConnectorInfo, bool, error) {
 	if err := h.validateForWrite(config); err != nil {
 		return nil, false, err
 	}
-	var info *ConnectorInfo
+	var info *client.ConnectorInfo
 	var created bool
 	err := h.atLeader(ctx, func() error {
 		defer h.configLocks.lock(name)()
@@ -999,12 +981,8 @@ func (h *Distributed) PutConnectorConfig(ctx context.Context, name string, confi
 		info, err = h.info(h.store.Snapshot(), name)
 		return err
 	}, func(cl *client.Client) error {
-		ci, c, err := cl.PutConfig(ctx, name, config)
-		if err != nil {
-			return err
-		}
-		created = c
-		info, err = convert[ConnectorInfo](ci)
+		var err error
+		info, created, err = cl.PutConfig(ctx, name, config)
 		return err
 	})
 	return info, created, err
@@ -1014,8 +992,8 @@ func (h *Distributed) PutConnectorConfig(ctx context.Context, name string, confi
 // leader, as Kafka does: the patch applies to the config topic's latest
 // state, under the connector's config lock, so that concurrent patches
 // through any worker all keep their keys.
-func (h *Distributed) PatchConnectorConfig(ctx context.Context, name string, patch map[string]*string) (*ConnectorInfo, error) {
-	var info *ConnectorInfo
+func (h *Distributed) PatchConnectorConfig(ctx context.Context, name string, patch map[string]*string) (*client.ConnectorInfo, error) {
+	var info *client.ConnectorInfo
 	err := h.atLeader(ctx, func() error {
 		defer h.configLocks.lock(name)()
 		if err := h.store.Refresh(ctx); err != nil {
@@ -1036,11 +1014,8 @@ func (h *Distributed) PatchConnectorConfig(ctx context.Context, name string, pat
 		info, err = h.info(h.store.Snapshot(), name)
 		return err
 	}, func(cl *client.Client) error {
-		ci, err := cl.PatchConfig(ctx, name, patch)
-		if err != nil {
-			return err
-		}
-		info, err = convert[ConnectorInfo](ci)
+		var err error
+		info, err = cl.PatchConfig(ctx, name, patch)
 		return err
 	})
 	return info, err
@@ -1123,11 +1098,11 @@ func (h *Distributed) writeStop(ctx context.Context, name string) error {
 
 // activeTasks lists the tasks the status topic still shows as running
 // somewhere.
-func (h *Distributed) activeTasks(name string) []TaskState {
-	var out []TaskState
+func (h *Distributed) activeTasks(name string) []client.TaskState {
+	var out []client.TaskState
 	for _, ts := range h.status.Tasks(name) {
 		switch ts.State {
-		case StateRunning, StatePaused, StateRestarting:
+		case client.StateRunning, client.StatePaused, client.StateRestarting:
 			out = append(out, ts)
 		}
 	}
@@ -1182,8 +1157,8 @@ func (h *Distributed) RestartConnector(ctx context.Context, name string) error {
 
 // RestartConnectorAndTasks answers a KIP-745 restart: the leader writes a
 // restart request that every worker applies to what it runs.
-func (h *Distributed) RestartConnectorAndTasks(ctx context.Context, name string, includeTasks, onlyFailed bool) (*ConnectorStateInfo, error) {
-	var answer *ConnectorStateInfo
+func (h *Distributed) RestartConnectorAndTasks(ctx context.Context, name string, includeTasks, onlyFailed bool) (*client.ConnectorStatus, error) {
+	var answer *client.ConnectorStatus
 	err := h.atLeader(ctx, func() error {
 		if !h.exists(name) {
 			return NotFound("Unknown connector: %s", name)
@@ -1192,12 +1167,12 @@ func (h *Distributed) RestartConnectorAndTasks(ctx context.Context, name string,
 		if err != nil {
 			return NotFound("Status for connector %s not found", name)
 		}
-		if !onlyFailed || st.Connector.State == StateFailed {
-			st.Connector.State, st.Connector.Trace = StateRestarting, ""
+		if !onlyFailed || st.Connector.State == client.StateFailed {
+			st.Connector.State, st.Connector.Trace = client.StateRestarting, ""
 		}
 		for i, ts := range st.Tasks {
-			if includeTasks && (!onlyFailed || ts.State == StateFailed) {
-				st.Tasks[i].State, st.Tasks[i].Trace = StateRestarting, ""
+			if includeTasks && (!onlyFailed || ts.State == client.StateFailed) {
+				st.Tasks[i].State, st.Tasks[i].Trace = client.StateRestarting, ""
 			}
 		}
 		if err := h.store.PutRestartRequest(ctx, name, onlyFailed, includeTasks); err != nil {
@@ -1206,11 +1181,8 @@ func (h *Distributed) RestartConnectorAndTasks(ctx context.Context, name string,
 		answer = st
 		return nil
 	}, func(cl *client.Client) error {
-		st, err := cl.Restart(ctx, name, includeTasks, onlyFailed)
-		if err != nil {
-			return err
-		}
-		answer, err = convert[ConnectorStateInfo](st)
+		var err error
+		answer, err = cl.Restart(ctx, name, includeTasks, onlyFailed)
 		return err
 	})
 	return answer, err
@@ -1222,7 +1194,7 @@ func (h *Distributed) RestartTask(ctx context.Context, name string, task int) er
 	if !h.exists(name) {
 		return NotFound("Unknown connector: %s", name)
 	}
-	id := TaskID{Connector: name, Task: task}
+	id := client.TaskID{Connector: name, Task: task}
 	h.mu.Lock()
 	if dt, ok := h.tasks[id]; ok {
 		dt.t.Stop()
@@ -1267,7 +1239,7 @@ func (h *Distributed) ResetConnectorTopics(ctx context.Context, name string) err
 }
 
 // ConnectorOffsets answers GET /connectors/{c}/offsets on any worker.
-func (h *Distributed) ConnectorOffsets(ctx context.Context, name string) (*ConnectorOffsets, error) {
+func (h *Distributed) ConnectorOffsets(ctx context.Context, name string) (*client.ConnectorOffsets, error) {
 	config, ok := h.store.Snapshot().Connectors[name]
 	if !ok {
 		return nil, NotFound("Connector %s not found", name)
@@ -1283,7 +1255,7 @@ func (h *Distributed) ConnectorOffsets(ctx context.Context, name string) (*Conne
 
 // AlterConnectorOffsets answers PATCH /connectors/{c}/offsets, at the
 // leader.
-func (h *Distributed) AlterConnectorOffsets(ctx context.Context, name string, offsets []ConnectorOffset) (string, error) {
+func (h *Distributed) AlterConnectorOffsets(ctx context.Context, name string, offsets []client.ConnectorOffset) (string, error) {
 	if len(offsets) == 0 {
 		return "", BadRequest("Partitions / offsets need to be provided for an alter offsets request")
 	}
@@ -1292,11 +1264,8 @@ func (h *Distributed) AlterConnectorOffsets(ctx context.Context, name string, of
 		msg, err = h.changeOffsets(ctx, name, offsets, false)
 		return err
 	}, func(cl *client.Client) error {
-		offs, err := convertOffsets(offsets)
-		if err != nil {
-			return err
-		}
-		msg, err = cl.AlterOffsets(ctx, name, offs)
+		var err error
+		msg, err = cl.AlterOffsets(ctx, name, offsets)
 		return err
 	})
 	return msg, err
@@ -1319,7 +1288,7 @@ func (h *Distributed) ResetConnectorOffsets(ctx context.Context, name string) (s
 // changeOffsets is the leader's part of an offsets change: the connector
 // must be STOPPED with no task configs, as in Kafka Connect, and no worker
 // may still run one of its tasks.
-func (h *Distributed) changeOffsets(ctx context.Context, name string, offsets []ConnectorOffset, reset bool) (string, error) {
+func (h *Distributed) changeOffsets(ctx context.Context, name string, offsets []client.ConnectorOffset, reset bool) (string, error) {
 	if err := h.store.Refresh(ctx); err != nil {
 		return "", Internal("Failed to read to end of config topic before modifying connector offsets")
 	}
@@ -1399,12 +1368,12 @@ func (h *Distributed) putTaskConfigs(ctx context.Context, name string, cfgs []ma
 }
 
 // Plugins answers GET /connector-plugins.
-func (h *Distributed) Plugins(connectorsOnly bool) []PluginInfo {
+func (h *Distributed) Plugins(connectorsOnly bool) []client.PluginInfo {
 	return plugins(h.w.Plugins(), connectorsOnly)
 }
 
 // PluginConfig answers GET /connector-plugins/{plugin}/config.
-func (h *Distributed) PluginConfig(plugin string) ([]ConfigKeyInfo, error) {
+func (h *Distributed) PluginConfig(plugin string) ([]client.ConfigKeyInfo, error) {
 	return pluginConfig(h.w.Plugins(), plugin)
 }
 

@@ -89,22 +89,6 @@ func forwarded(err error) error {
 	return Internal("IO Error trying to forward REST request: %v", err)
 }
 
-// convert re-types a value of the client's entities as the herder's, which
-// have the same JSON.
-func convert[T any](v any) (*T, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	var out T
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&out); err != nil {
-		return nil, err
-	}
-	return &out, nil
-}
-
 // sign computes the KIP-507 signature of an internal request's body.
 func sign(key, body []byte) string {
 	mac := hmac.New(sha256.New, key)

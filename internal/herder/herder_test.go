@@ -3,6 +3,8 @@ package herder
 import (
 	"net/http"
 	"testing"
+
+	"github.com/connectd/connectd/client"
 )
 
 func TestVerifySignature(t *testing.T) {
@@ -37,7 +39,7 @@ func TestVerifySignature(t *testing.T) {
 }
 
 func TestParseSinkOffsetAliases(t *testing.T) {
-	tp, off, err := parseSinkOffset(ConnectorOffset{
+	tp, off, err := parseSinkOffset(client.ConnectorOffset{
 		Partition: map[string]any{"topic": "eip.orders.placed", "partition": int64(2)},
 		Offset:    map[string]any{"offset": int64(0)},
 	})
@@ -45,7 +47,7 @@ func TestParseSinkOffsetAliases(t *testing.T) {
 		t.Fatalf("seed form: %v %v %v", tp, off, err)
 	}
 	// Kafka's keys win when both are given.
-	tp, _, err = parseSinkOffset(ConnectorOffset{
+	tp, _, err = parseSinkOffset(client.ConnectorOffset{
 		Partition: map[string]any{"kafka_topic": "a", "topic": "b", "kafka_partition": int64(0)},
 	})
 	if err != nil || tp.Topic != "a" {

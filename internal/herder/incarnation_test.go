@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/connectd/connectd/client"
 	"github.com/connectd/connectd/internal/worker"
 )
 
@@ -12,7 +13,7 @@ import (
 // the id's current task: whichever comes first, the report is the
 // current task's and must be written. Each round runs the two at once.
 func TestStartingTaskReportRacesStartReturn(t *testing.T) {
-	id := TaskID{Connector: "c", Task: 0}
+	id := client.TaskID{Connector: "c", Task: 0}
 	for round := range 20000 {
 		var h Distributed
 		task := new(worker.Task)
@@ -38,7 +39,7 @@ func TestStartingTaskReportRacesStartReturn(t *testing.T) {
 }
 
 func TestCurrentIncarnation(t *testing.T) {
-	id := TaskID{Connector: "c", Task: 0}
+	id := client.TaskID{Connector: "c", Task: 0}
 	task, other := new(worker.Task), new(worker.Task)
 	var h Distributed
 	if !h.current(id, task) {

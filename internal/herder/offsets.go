@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/connectd/connectd/client"
 	"github.com/connectd/connectd/connect"
 	"github.com/connectd/connectd/internal/javajson"
 	"github.com/connectd/connectd/internal/storage"
@@ -35,7 +36,7 @@ func successMessage(handled bool, verb string) string {
 }
 
 // ConnectorOffsets answers GET /connectors/{c}/offsets, in any state.
-func (h *Standalone) ConnectorOffsets(ctx context.Context, name string) (*ConnectorOffsets, error) {
+func (h *Standalone) ConnectorOffsets(ctx context.Context, name string) (*client.ConnectorOffsets, error) {
 	h.mu.Lock()
 	cs, err := h.get(name)
 	var config map[string]string
@@ -72,19 +73,19 @@ type connectorRef struct {
 	typ    connect.PluginType
 }
 
-func (m offsetsManager) get(ctx context.Context, c connectorRef) (*ConnectorOffsets, error) {
+func (m offsetsManager) get(ctx context.Context, c connectorRef) (*client.ConnectorOffsets, error) {
 	if c.typ == connect.PluginSink {
 		return m.sinkOffsets(ctx, c.name, c.config)
 	}
 	pos := m.store.Offsets(c.name)
-	out := &ConnectorOffsets{Offsets: make([]ConnectorOffset, len(pos))}
+	out := &client.ConnectorOffsets{Offsets: make([]client.ConnectorOffset, len(pos))}
 	for i, po := range pos {
-		out.Offsets[i] = ConnectorOffset{Partition: po.Partition, Offset: po.Offset}
+		out.Offsets[i] = client.ConnectorOffset{Partition: po.Partition, Offset: po.Offset}
 	}
 	return out, nil
 }
 
-func (m offsetsManager) sinkOffsets(ctx context.Context, name string, config map[string]string) (*ConnectorOffsets, error) {
+func (m offsetsManager) sinkOffsets(ctx context.Context, name string, config map[string]string) (*client.ConnectorOffsets, error) {
 	adm, closeAdm, err := m.w.Admin(name, config)
 	if err != nil {
 		return nil, Internal("Failed to retrieve consumer group offsets for sink connector %s: %v", name, err)
@@ -97,12 +98,12 @@ func (m offsetsManager) sinkOffsets(ctx context.Context, name string, config map
 	if err != nil && !errors.Is(err, kerr.GroupIDNotFound) {
 		return nil, Internal("Failed to retrieve consumer group offsets for sink connector %s: %v", name, err)
 	}
-	out := &ConnectorOffsets{Offsets: []ConnectorOffset{}}
+	out := &client.ConnectorOffsets{Offsets: []client.ConnectorOffset{}}
 	resp.Each(func(o kadm.OffsetResponse) {
 		if o.Err != nil || o.At < 0 {
 			return
 		}
-		out.Offsets = append(out.Offsets, ConnectorOffset{
+		out.Offsets = append(out.Offsets, client.ConnectorOffset{
 			Partition: map[string]any{keyTopic: o.Topic, keyPartition: int64(o.Partition)},
 			Offset:    map[string]any{keyOffset: o.At},
 		})
@@ -118,7 +119,7 @@ func (m offsetsManager) sinkOffsets(ctx context.Context, name string, config map
 }
 
 // AlterConnectorOffsets answers PATCH /connectors/{c}/offsets.
-func (h *Standalone) AlterConnectorOffsets(ctx context.Context, name string, offsets []ConnectorOffset) (string, error) {
+func (h *Standalone) AlterConnectorOffsets(ctx context.Context, name string, offsets []client.ConnectorOffset) (string, error) {
 	if len(offsets) == 0 {
 		return "", BadRequest("Partitions / offsets need to be provided for an alter offsets request")
 	}
@@ -132,7 +133,7 @@ func (h *Standalone) ResetConnectorOffsets(ctx context.Context, name string) (st
 
 // changeOffsets runs an alter or reset once the connector is known to be
 // STOPPED with no task left, and words the answer as Kafka Connect does.
-func (h *Standalone) changeOffsets(ctx context.Context, name string, offsets []ConnectorOffset, reset bool) (string, error) {
+func (h *Standalone) changeOffsets(ctx context.Context, name string, offsets []client.ConnectorOffset, reset bool) (string, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	cs, err := h.get(name)
@@ -156,14 +157,14 @@ func (h *Standalone) changeOffsets(ctx context.Context, name string, offsets []C
 // modifyOffsets alters (or, with reset, removes) a connector's offsets
 // after its offsets hook agreed. The caller made sure the connector is
 // STOPPED and has no task left.
-func (m offsetsManager) modifyOffsets(ctx context.Context, c connectorRef, offsets []ConnectorOffset, reset bool) (bool, error) {
+func (m offsetsManager) modifyOffsets(ctx context.Context, c connectorRef, offsets []client.ConnectorOffset, reset bool) (bool, error) {
 	if c.typ == connect.PluginSink {
 		return m.modifySinkOffsets(ctx, c, offsets, reset)
 	}
 	return m.modifySourceOffsets(c, offsets, reset)
 }
 
-func (m offsetsManager) modifySourceOffsets(c connectorRef, offsets []ConnectorOffset, reset bool) (bool, error) {
+func (m offsetsManager) modifySourceOffsets(c connectorRef, offsets []client.ConnectorOffset, reset bool) (bool, error) {
 	var entries []storage.PartitionOffset
 	if reset {
 		for _, po := range m.store.Offsets(c.name) {
@@ -261,7 +262,7 @@ func callAlterer(name string, fn func() (bool, error)) (handled bool, err error)
 	return handled, nil
 }
 
-func (m offsetsManager) modifySinkOffsets(ctx context.Context, c connectorRef, offsets []ConnectorOffset, reset bool) (bool, error) {
+func (m offsetsManager) modifySinkOffsets(ctx context.Context, c connectorRef, offsets []client.ConnectorOffset, reset bool) (bool, error) {
 	group := m.w.SinkGroupID(c.name, c.config)
 	adm, closeAdm, err := m.w.Admin(c.name, c.config)
 	if err != nil {
@@ -371,7 +372,7 @@ func sinkAlterError(name string, err error) *Error {
 // parseSinkOffset reads one sink entry as Kafka Connect's SinkUtils does,
 // with its messages. The shorter {"topic","partition"} → {"offset"} form
 // is accepted too, as an alias, when the Kafka keys are absent.
-func parseSinkOffset(o ConnectorOffset) (connect.TopicPartition, *int64, error) {
+func parseSinkOffset(o client.ConnectorOffset) (connect.TopicPartition, *int64, error) {
 	var tp connect.TopicPartition
 	if o.Partition == nil {
 		return tp, nil, BadRequest("The partition for a sink connector offset cannot be null or missing")

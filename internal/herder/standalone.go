@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/connectd/connectd/client"
 	"github.com/connectd/connectd/connect"
 	"github.com/connectd/connectd/internal/storage"
 	"github.com/connectd/connectd/internal/worker"
@@ -131,7 +132,7 @@ func (h *Standalone) add(name string, config map[string]string, target TargetSta
 	if err != nil {
 		// A stored connector whose plugin is gone fails alone; the
 		// others start, and this one can still be fixed or deleted.
-		h.status.setConnector(name, StateFailed, trace(err))
+		h.status.setConnector(name, client.StateFailed, trace(err))
 		return
 	}
 	h.startConnector(cs)
@@ -162,23 +163,23 @@ func (h *Standalone) persist(cs *connState) error {
 func (h *Standalone) startConnector(cs *connState) {
 	switch cs.target {
 	case Paused:
-		h.status.setConnector(cs.name, StatePaused, "")
+		h.status.setConnector(cs.name, client.StatePaused, "")
 		return
 	case Stopped:
-		h.status.setConnector(cs.name, StateStopped, "")
+		h.status.setConnector(cs.name, client.StateStopped, "")
 		return
 	}
 	name := cs.name
 	inst, err := h.w.StartConnector(name, cs.config,
 		func() { go h.reconfigure(name) },
-		func(err error) { h.status.setConnector(name, StateFailed, trace(err)) })
+		func(err error) { h.status.setConnector(name, client.StateFailed, trace(err)) })
 	if err != nil {
 		h.log.Error("connector failed to start", "connector", name, "error", err)
-		h.status.setConnector(name, StateFailed, trace(err))
+		h.status.setConnector(name, client.StateFailed, trace(err))
 		return
 	}
 	cs.inst = inst
-	h.status.setConnector(name, StateRunning, "")
+	h.status.setConnector(name, client.StateRunning, "")
 	h.updateTasks(cs)
 }
 
@@ -191,7 +192,7 @@ func (h *Standalone) updateTasks(cs *connState) {
 	cfgs, err := cs.inst.TaskConfigs(cs.config)
 	if err != nil {
 		h.log.Error("connector failed to generate task configs", "connector", cs.name, "error", err)
-		h.status.setConnector(cs.name, StateFailed, trace(err))
+		h.status.setConnector(cs.name, client.StateFailed, trace(err))
 		return
 	}
 	if len(cs.tasks) == len(cfgs) && slices.EqualFunc(cs.taskConfigs, cfgs, maps.Equal) {
@@ -208,7 +209,7 @@ func (h *Standalone) startTask(cs *connState, id int) {
 	h.status.expectTask(cs.name, id)
 	t, err := h.w.StartTask(cs.name, id, cs.config, cs.taskConfigs[id], cs.target == Paused)
 	if err != nil {
-		h.status.setTask(cs.name, id, nil, StateFailed, trace(err))
+		h.status.setTask(cs.name, id, nil, client.StateFailed, trace(err))
 		return
 	}
 	h.status.own(cs.name, id, t)
@@ -257,16 +258,16 @@ func trace(err error) string {
 }
 
 // ServerInfo answers GET /.
-func (h *Standalone) ServerInfo() ServerInfo {
-	return ServerInfo{Version: Version, Commit: h.commit, KafkaClusterID: h.clusterID}
+func (h *Standalone) ServerInfo() client.ServerInfo {
+	return client.ServerInfo{Version: Version, Commit: h.commit, KafkaClusterID: h.clusterID}
 }
 
 // Health answers GET /health.
-func (h *Standalone) Health(ctx context.Context) (int, WorkerStatus) {
+func (h *Standalone) Health(ctx context.Context) (int, client.WorkerStatus) {
 	if !h.ready.Load() {
-		return 503, WorkerStatus{Status: "starting", Message: "Worker is still starting up."}
+		return 503, client.WorkerStatus{Status: "starting", Message: "Worker is still starting up."}
 	}
-	return 200, WorkerStatus{Status: "healthy", Message: "Worker has completed startup and is ready to handle requests."}
+	return 200, client.WorkerStatus{Status: "healthy", Message: "Worker has completed startup and is ready to handle requests."}
 }
 
 // Connectors lists connector names.
@@ -278,26 +279,26 @@ func (h *Standalone) Connectors(ctx context.Context) ([]string, error) {
 	return names, nil
 }
 
-func (h *Standalone) info(cs *connState) *ConnectorInfo {
-	tasks := make([]TaskID, len(cs.taskConfigs))
+func (h *Standalone) info(cs *connState) *client.ConnectorInfo {
+	tasks := make([]client.TaskID, len(cs.taskConfigs))
 	for i := range tasks {
-		tasks[i] = TaskID{Connector: cs.name, Task: i}
+		tasks[i] = client.TaskID{Connector: cs.name, Task: i}
 	}
-	return &ConnectorInfo{Name: cs.name, Config: maps.Clone(cs.config), Tasks: tasks, Type: connType(cs.plugin)}
+	return &client.ConnectorInfo{Name: cs.name, Config: maps.Clone(cs.config), Tasks: tasks, Type: connType(cs.plugin)}
 }
 
-func connType(p connect.Plugin) ConnectorType {
+func connType(p connect.Plugin) string {
 	switch p.Type {
 	case connect.PluginSource:
-		return TypeSource
+		return client.TypeSource
 	case connect.PluginSink:
-		return TypeSink
+		return client.TypeSink
 	}
-	return TypeUnknown
+	return client.TypeUnknown
 }
 
 // ConnectorInfo answers GET /connectors/{c}.
-func (h *Standalone) ConnectorInfo(ctx context.Context, name string) (*ConnectorInfo, error) {
+func (h *Standalone) ConnectorInfo(ctx context.Context, name string) (*client.ConnectorInfo, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	cs, err := h.get(name)
@@ -317,7 +318,7 @@ func (h *Standalone) ConnectorConfig(ctx context.Context, name string) (map[stri
 }
 
 // ConnectorStatus answers GET /connectors/{c}/status.
-func (h *Standalone) ConnectorStatus(ctx context.Context, name string) (*ConnectorStateInfo, error) {
+func (h *Standalone) ConnectorStatus(ctx context.Context, name string) (*client.ConnectorStatus, error) {
 	h.mu.Lock()
 	cs, ok := h.conns[name]
 	h.mu.Unlock()
@@ -325,15 +326,15 @@ func (h *Standalone) ConnectorStatus(ctx context.Context, name string) (*Connect
 	if !found {
 		return nil, NotFound("No status found for connector %s", name)
 	}
-	typ := TypeUnknown
+	typ := client.TypeUnknown
 	if ok {
 		typ = connType(cs.plugin)
 	}
-	return &ConnectorStateInfo{Name: name, Connector: st, Tasks: h.status.taskStates(name, h.workerID), Type: typ}, nil
+	return &client.ConnectorStatus{Name: name, Connector: st, Tasks: h.status.taskStates(name, h.workerID), Type: typ}, nil
 }
 
 // TaskStatus answers GET /connectors/{c}/tasks/{t}/status.
-func (h *Standalone) TaskStatus(ctx context.Context, name string, task int) (*TaskState, error) {
+func (h *Standalone) TaskStatus(ctx context.Context, name string, task int) (*client.TaskState, error) {
 	for _, ts := range h.status.taskStates(name, h.workerID) {
 		if ts.ID == task {
 			return &ts, nil
@@ -343,22 +344,22 @@ func (h *Standalone) TaskStatus(ctx context.Context, name string, task int) (*Ta
 }
 
 // TaskConfigs answers GET /connectors/{c}/tasks.
-func (h *Standalone) TaskConfigs(ctx context.Context, name string) ([]TaskInfo, error) {
+func (h *Standalone) TaskConfigs(ctx context.Context, name string) ([]client.TaskInfo, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	cs, err := h.get(name)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]TaskInfo, len(cs.taskConfigs))
+	out := make([]client.TaskInfo, len(cs.taskConfigs))
 	for i, c := range cs.taskConfigs {
-		out[i] = TaskInfo{ID: TaskID{Connector: name, Task: i}, Config: maps.Clone(c)}
+		out[i] = client.TaskInfo{ID: client.TaskID{Connector: name, Task: i}, Config: maps.Clone(c)}
 	}
 	return out, nil
 }
 
 // ValidateConfig answers PUT /connector-plugins/{plugin}/config/validate.
-func (h *Standalone) ValidateConfig(ctx context.Context, plugin string, config map[string]string) (*ConfigInfos, error) {
+func (h *Standalone) ValidateConfig(ctx context.Context, plugin string, config map[string]string) (*client.ConfigInfos, error) {
 	return validate(h.w.Plugins(), config, h.w.Config().TasksMaxPerConnector)
 }
 
@@ -375,7 +376,7 @@ func (h *Standalone) validateForWrite(config map[string]string) error {
 
 // CreateConnector answers POST /connectors. initialOffsets (KIP-995) are
 // written before the connector first runs, so it starts where they say.
-func (h *Standalone) CreateConnector(ctx context.Context, name string, config map[string]string, initial TargetState, initialOffsets []ConnectorOffset) (*ConnectorInfo, error) {
+func (h *Standalone) CreateConnector(ctx context.Context, name string, config map[string]string, initial TargetState, initialOffsets []client.ConnectorOffset) (*client.ConnectorInfo, error) {
 	defer h.configLocks.lock(name)()
 	if err := h.validateForWrite(config); err != nil {
 		return nil, err
@@ -390,7 +391,7 @@ func (h *Standalone) CreateConnector(ctx context.Context, name string, config ma
 
 // create adds a validated connector that does not exist. The caller holds
 // the connector's config lock and h.mu.
-func (h *Standalone) create(ctx context.Context, name string, config map[string]string, initial TargetState, initialOffsets []ConnectorOffset) (*ConnectorInfo, error) {
+func (h *Standalone) create(ctx context.Context, name string, config map[string]string, initial TargetState, initialOffsets []client.ConnectorOffset) (*client.ConnectorInfo, error) {
 	if initial == "" {
 		initial = Started
 	}
@@ -417,7 +418,7 @@ func (h *Standalone) create(ctx context.Context, name string, config map[string]
 
 // PutConnectorConfig answers PUT /connectors/{c}/config: create or replace.
 // The target state is kept.
-func (h *Standalone) PutConnectorConfig(ctx context.Context, name string, config map[string]string) (*ConnectorInfo, bool, error) {
+func (h *Standalone) PutConnectorConfig(ctx context.Context, name string, config map[string]string) (*client.ConnectorInfo, bool, error) {
 	defer h.configLocks.lock(name)()
 	if err := h.validateForWrite(config); err != nil {
 		return nil, false, err
@@ -432,7 +433,7 @@ func (h *Standalone) PutConnectorConfig(ctx context.Context, name string, config
 	return h.replaceConfig(cs, config)
 }
 
-func (h *Standalone) replaceConfig(cs *connState, config map[string]string) (*ConnectorInfo, bool, error) {
+func (h *Standalone) replaceConfig(cs *connState, config map[string]string) (*client.ConnectorInfo, bool, error) {
 	_, p, _ := worker.Instantiate(h.w.Plugins(), config["connector.class"])
 	old := cs.config
 	cs.config = maps.Clone(config)
@@ -450,7 +451,7 @@ func (h *Standalone) replaceConfig(cs *connState, config map[string]string) (*Co
 // PatchConnectorConfig answers PATCH /connectors/{c}/config: nil values
 // remove keys. The config lock keeps the connector and its config as
 // they were read until the patched config replaces them.
-func (h *Standalone) PatchConnectorConfig(ctx context.Context, name string, patch map[string]*string) (*ConnectorInfo, error) {
+func (h *Standalone) PatchConnectorConfig(ctx context.Context, name string, patch map[string]*string) (*client.ConnectorInfo, error) {
 	defer h.configLocks.lock(name)()
 	h.mu.Lock()
 	cs, err := h.get(name)
@@ -495,7 +496,7 @@ func (h *Standalone) DeleteConnector(ctx context.Context, name string) error {
 func (h *Standalone) PauseConnector(ctx context.Context, name string) error {
 	return h.setTarget(name, Paused, func(cs *connState) {
 		h.stopInstance(cs)
-		h.status.setConnector(name, StatePaused, "")
+		h.status.setConnector(name, client.StatePaused, "")
 		for _, t := range cs.tasks {
 			t.Pause()
 		}
@@ -543,7 +544,7 @@ func (h *Standalone) StopConnector(ctx context.Context, name string) error {
 	return h.setTarget(name, Stopped, func(cs *connState) {
 		h.stopTasks(cs, true)
 		h.stopInstance(cs)
-		h.status.setConnector(name, StateStopped, "")
+		h.status.setConnector(name, client.StateStopped, "")
 	})
 }
 
@@ -569,13 +570,13 @@ func (h *Standalone) restartInstance(cs *connState) {
 	name := cs.name
 	inst, err := h.w.StartConnector(name, cs.config,
 		func() { go h.reconfigure(name) },
-		func(err error) { h.status.setConnector(name, StateFailed, trace(err)) })
+		func(err error) { h.status.setConnector(name, client.StateFailed, trace(err)) })
 	if err != nil {
-		h.status.setConnector(name, StateFailed, trace(err))
+		h.status.setConnector(name, client.StateFailed, trace(err))
 		return
 	}
 	cs.inst = inst
-	h.status.setConnector(name, StateRunning, "")
+	h.status.setConnector(name, client.StateRunning, "")
 	if len(cs.tasks) == 0 {
 		h.updateTasks(cs)
 	}
@@ -583,7 +584,7 @@ func (h *Standalone) restartInstance(cs *connState) {
 
 // RestartConnectorAndTasks answers POST /connectors/{c}/restart with
 // includeTasks or onlyFailed (KIP-745).
-func (h *Standalone) RestartConnectorAndTasks(ctx context.Context, name string, includeTasks, onlyFailed bool) (*ConnectorStateInfo, error) {
+func (h *Standalone) RestartConnectorAndTasks(ctx context.Context, name string, includeTasks, onlyFailed bool) (*client.ConnectorStatus, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	cs, ok := h.conns[name]
@@ -594,20 +595,20 @@ func (h *Standalone) RestartConnectorAndTasks(ctx context.Context, name string, 
 	if !found {
 		return nil, NotFound("Status for connector %s not found", name)
 	}
-	answer := &ConnectorStateInfo{Name: name, Connector: st, Tasks: h.status.taskStates(name, h.workerID), Type: connType(cs.plugin)}
-	restartConn := !onlyFailed || st.State == StateFailed
+	answer := &client.ConnectorStatus{Name: name, Connector: st, Tasks: h.status.taskStates(name, h.workerID), Type: connType(cs.plugin)}
+	restartConn := !onlyFailed || st.State == client.StateFailed
 	var restartTasks []int
 	for i, ts := range answer.Tasks {
-		if includeTasks && (!onlyFailed || ts.State == StateFailed) {
+		if includeTasks && (!onlyFailed || ts.State == client.StateFailed) {
 			restartTasks = append(restartTasks, ts.ID)
-			answer.Tasks[i].State = StateRestarting
+			answer.Tasks[i].State = client.StateRestarting
 			answer.Tasks[i].Trace = ""
 		}
 	}
 	if restartConn {
-		answer.Connector.State = StateRestarting
+		answer.Connector.State = client.StateRestarting
 		answer.Connector.Trace = ""
-		h.status.setConnector(name, StateRestarting, "")
+		h.status.setConnector(name, client.StateRestarting, "")
 		h.restartInstance(cs)
 	}
 	for _, id := range restartTasks {
@@ -636,7 +637,7 @@ func (h *Standalone) restartTask(cs *connState, id int) {
 		t.Stop()
 		delete(cs.tasks, id)
 	}
-	h.status.setTask(cs.name, id, nil, StateRestarting, "")
+	h.status.setTask(cs.name, id, nil, client.StateRestarting, "")
 	h.startTask(cs, id)
 }
 
@@ -661,28 +662,28 @@ func (h *Standalone) ResetConnectorTopics(ctx context.Context, name string) erro
 }
 
 // Plugins answers GET /connector-plugins.
-func (h *Standalone) Plugins(connectorsOnly bool) []PluginInfo {
+func (h *Standalone) Plugins(connectorsOnly bool) []client.PluginInfo {
 	return plugins(h.w.Plugins(), connectorsOnly)
 }
 
 // PluginConfig answers GET /connector-plugins/{plugin}/config.
-func (h *Standalone) PluginConfig(plugin string) ([]ConfigKeyInfo, error) {
+func (h *Standalone) PluginConfig(plugin string) ([]client.ConfigKeyInfo, error) {
 	return pluginConfig(h.w.Plugins(), plugin)
 }
 
 // plugins lists the worker's plugins: sinks, sources, then (when not
 // connectorsOnly) the other kinds, as Kafka Connect orders them.
-func plugins(set *connect.PluginSet, connectorsOnly bool) []PluginInfo {
+func plugins(set *connect.PluginSet, connectorsOnly bool) []client.PluginInfo {
 	order := []connect.PluginType{connect.PluginSink, connect.PluginSource}
 	if !connectorsOnly {
 		order = append(order, connect.PluginTransformation, connect.PluginPredicate, connect.PluginConverter, connect.PluginHeaderConverter)
 	}
-	var out []PluginInfo
+	var out []client.PluginInfo
 	all := set.Plugins()
 	for _, typ := range order {
 		for _, p := range all {
 			if p.Type == typ {
-				out = append(out, PluginInfo{Class: p.Class, Type: string(p.Type), Version: p.Version})
+				out = append(out, client.PluginInfo{Class: p.Class, Type: string(p.Type), Version: p.Version})
 			}
 		}
 	}
@@ -691,7 +692,7 @@ func plugins(set *connect.PluginSet, connectorsOnly bool) []PluginInfo {
 
 // pluginConfig lists a plugin's config keys: its own, then the
 // framework's it does not define.
-func pluginConfig(plugins *connect.PluginSet, plugin string) ([]ConfigKeyInfo, error) {
+func pluginConfig(plugins *connect.PluginSet, plugin string) ([]client.ConfigKeyInfo, error) {
 	p, err := plugins.Lookup(plugin)
 	if err != nil {
 		return nil, NotFound("Unknown plugin %s.", plugin)
@@ -705,7 +706,7 @@ func pluginConfig(plugins *connect.PluginSet, plugin string) ([]ConfigKeyInfo, e
 	default:
 		def = connect.NewConfigDef()
 	}
-	out := []ConfigKeyInfo{}
+	out := []client.ConfigKeyInfo{}
 	for _, k := range def.Keys() {
 		out = append(out, keyInfo(k))
 	}

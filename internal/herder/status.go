@@ -6,6 +6,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/connectd/connectd/client"
 	"github.com/connectd/connectd/internal/worker"
 )
 
@@ -14,7 +15,7 @@ import (
 // holding its lock, waits for them to stop.
 type statusStore struct {
 	mu     sync.Mutex
-	conns  map[string]State
+	conns  map[string]client.State
 	byTask map[string]map[int]*taskStatus
 	topics map[string]map[string]bool
 }
@@ -26,7 +27,7 @@ type taskStatus struct {
 }
 
 func (s *statusStore) init() {
-	s.conns = map[string]State{}
+	s.conns = map[string]client.State{}
 	s.byTask = map[string]map[int]*taskStatus{}
 	s.topics = map[string]map[string]bool{}
 }
@@ -34,10 +35,10 @@ func (s *statusStore) init() {
 func (s *statusStore) setConnector(name, state, trace string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.conns[name] = State{State: state, Trace: trace}
+	s.conns[name] = client.State{State: state, Trace: trace}
 }
 
-func (s *statusStore) connector(name, workerID string) (State, bool) {
+func (s *statusStore) connector(name, workerID string) (client.State, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, ok := s.conns[name]
@@ -55,7 +56,7 @@ func (s *statusStore) expectTask(conn string, id int) {
 	}
 	ts := s.byTask[conn][id]
 	if ts == nil {
-		ts = &taskStatus{state: StateUnassigned}
+		ts = &taskStatus{state: client.StateUnassigned}
 		s.byTask[conn][id] = ts
 	}
 	ts.owner = nil
@@ -107,15 +108,15 @@ func (s *statusStore) TopicUsed(conn, topic string, _ int) {
 	s.topics[conn][topic] = true
 }
 
-func (s *statusStore) taskStates(conn, workerID string) []TaskState {
+func (s *statusStore) taskStates(conn, workerID string) []client.TaskState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ids := slices.Collect(maps.Keys(s.byTask[conn]))
 	sort.Ints(ids)
-	out := []TaskState{}
+	out := []client.TaskState{}
 	for _, id := range ids {
 		ts := s.byTask[conn][id]
-		out = append(out, TaskState{ID: id, State: ts.state, WorkerID: workerID, Trace: ts.trace})
+		out = append(out, client.TaskState{ID: id, State: ts.state, WorkerID: workerID, Trace: ts.trace})
 	}
 	return out
 }

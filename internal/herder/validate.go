@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/connectd/connectd/client"
 	"github.com/connectd/connectd/connect"
 	"github.com/connectd/connectd/internal/javajson"
 	"github.com/connectd/connectd/internal/worker"
@@ -103,8 +104,8 @@ func javaMapString(m map[string]string) string {
 // validate checks a connector config as Kafka Connect's
 // AbstractHerder.validateConnectorConfig does, and its tasks.max against
 // the worker's tasksLimit (tasks.max.per.connector), its classes looked up
-// in plugins, and returns the ConfigInfos the validate endpoint shows.
-func validate(plugins *connect.PluginSet, config map[string]string, tasksLimit int) (*ConfigInfos, error) {
+// in plugins, and returns the client.ConfigInfos the validate endpoint shows.
+func validate(plugins *connect.PluginSet, config map[string]string, tasksLimit int) (*client.ConfigInfos, error) {
 	class, ok := config["connector.class"]
 	if !ok {
 		return nil, BadRequest("Connector config %s contains no connector type", javaMapString(config))
@@ -117,10 +118,10 @@ func validate(plugins *connect.PluginSet, config map[string]string, tasksLimit i
 	if p.Type == connect.PluginSink {
 		base, groups = sinkDef(plugins), sinkGroups
 	}
-	infos := &ConfigInfos{Name: class, Groups: slices.Clone(groups)}
+	infos := &client.ConfigInfos{Name: class, Groups: slices.Clone(groups)}
 	add := func(k *connect.ConfigKey, v connect.ConfigValue) {
 		def := keyInfo(*k)
-		val := &ConfigValueInfo{Name: v.Name, RecommendedValues: nonNil(v.Recommended), Errors: nonNil(v.Errors), Visible: v.Visible}
+		val := &client.ConfigValueInfo{Name: v.Name, RecommendedValues: nonNil(v.Recommended), Errors: nonNil(v.Errors), Visible: v.Visible}
 		val.Value = connect.FormatValue(v.Value)
 		if !k.Required || v.Value != nil {
 			if raw, ok := config[k.Name]; ok && len(v.Errors) > 0 {
@@ -128,7 +129,7 @@ func validate(plugins *connect.PluginSet, config map[string]string, tasksLimit i
 			}
 		}
 		infos.ErrorCount += len(val.Errors)
-		infos.Configs = append(infos.Configs, ConfigInfo{Definition: &def, Value: val})
+		infos.Configs = append(infos.Configs, client.ConfigInfo{Definition: &def, Value: val})
 		if k.Group != "" && !slices.Contains(infos.Groups, k.Group) {
 			infos.Groups = append(infos.Groups, k.Group)
 		}
@@ -191,8 +192,8 @@ func nonNil(s []string) []string {
 	return s
 }
 
-func keyInfo(k connect.ConfigKey) ConfigKeyInfo {
-	info := ConfigKeyInfo{
+func keyInfo(k connect.ConfigKey) client.ConfigKeyInfo {
+	info := client.ConfigKeyInfo{
 		Name: k.Name, Type: string(k.Type), Required: k.Required, Importance: string(k.Importance),
 		Documentation: k.Doc, Order: k.OrderInGroup, Width: string(k.Width), DisplayName: k.DisplayName,
 		Dependents: nonNil(k.Dependents),
@@ -209,7 +210,7 @@ func keyInfo(k connect.ConfigKey) ConfigKeyInfo {
 
 // validationError is the 400 a create or update gets for an invalid
 // config, worded as Kafka Connect's.
-func validationError(infos *ConfigInfos) *Error {
+func validationError(infos *client.ConfigInfos) *Error {
 	var lines []string
 	for _, c := range infos.Configs {
 		if c.Value != nil {

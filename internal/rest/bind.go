@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/connectd/connectd/client"
 	"github.com/connectd/connectd/connect"
 	"github.com/connectd/connectd/internal/herder"
 	"github.com/connectd/connectd/internal/javajson"
@@ -307,7 +308,7 @@ type createRequest struct {
 	name           string
 	config         *configMap
 	initialState   herder.TargetState
-	initialOffsets []herder.ConnectorOffset
+	initialOffsets []client.ConnectorOffset
 }
 
 // parseCreateRequest binds a POST /connectors body as Kafka's

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/connectd/connectd/client"
 	"github.com/connectd/connectd/internal/logging"
 
 	"github.com/connectd/connectd/internal/herder"
@@ -73,9 +74,9 @@ func FuzzBindPatch(f *testing.F) {
 	f.Add([]byte(``))
 	f.Add([]byte(`["a"]`))
 	var got map[string]*string
-	h := New(&stub{patch: func(_ context.Context, name string, p map[string]*string) (*herder.ConnectorInfo, error) {
+	h := New(&stub{patch: func(_ context.Context, name string, p map[string]*string) (*client.ConnectorInfo, error) {
 		got = p
-		return &herder.ConnectorInfo{Name: name, Config: map[string]string{}}, nil
+		return &client.ConnectorInfo{Name: name, Config: map[string]string{}}, nil
 	}}, logging.NewRegistry(io.Discard), Options{})
 	f.Fuzz(func(t *testing.T, body []byte) {
 		patch, err := bindPatch(body, "src")

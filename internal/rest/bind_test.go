@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/connectd/connectd/client"
 	"github.com/connectd/connectd/internal/herder"
 )
 
@@ -45,7 +46,7 @@ func TestParseCreateRequest(t *testing.T) {
 	if req.initialState != herder.Stopped {
 		t.Errorf("initial state %q", req.initialState)
 	}
-	wantOffsets := []herder.ConnectorOffset{{Partition: m{"filename": "/tmp/in.txt"}, Offset: m{"position": int64(12)}}}
+	wantOffsets := []client.ConnectorOffset{{Partition: m{"filename": "/tmp/in.txt"}, Offset: m{"position": int64(12)}}}
 	if !reflect.DeepEqual(req.initialOffsets, wantOffsets) {
 		t.Errorf("initial offsets %v", req.initialOffsets)
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/connectd/connectd/client"
 	"github.com/connectd/connectd/internal/herder"
 	"github.com/connectd/connectd/internal/javajson"
 )
@@ -19,7 +20,7 @@ func (s *server) serverInfo(w http.ResponseWriter, r *http.Request) error {
 func (s *server) health(w http.ResponseWriter, r *http.Request) error {
 	type result struct {
 		status int
-		body   herder.WorkerStatus
+		body   client.WorkerStatus
 	}
 	res, err := call(r.Context(), func(ctx context.Context) (result, error) {
 		status, body := s.h.Health(ctx)
@@ -69,12 +70,12 @@ connectors:
 			var err error
 			switch x {
 			case "status":
-				v, err = call(ctx, func(ctx context.Context) (*herder.ConnectorStateInfo, error) {
+				v, err = call(ctx, func(ctx context.Context) (*client.ConnectorStatus, error) {
 					st, err := s.h.ConnectorStatus(ctx, name)
 					return fixStatus(st), err
 				})
 			case "info":
-				v, err = call(ctx, func(ctx context.Context) (*herder.ConnectorInfo, error) {
+				v, err = call(ctx, func(ctx context.Context) (*client.ConnectorInfo, error) {
 					info, err := s.h.ConnectorInfo(ctx, name)
 					return fixInfo(info), err
 				})
@@ -131,7 +132,7 @@ func (s *server) createConnector(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	info, err := call(r.Context(), func(ctx context.Context) (*herder.ConnectorInfo, error) {
+	info, err := call(r.Context(), func(ctx context.Context) (*client.ConnectorInfo, error) {
 		return s.h.CreateConnector(ctx, req.name, config, req.initialState, req.initialOffsets)
 	})
 	if err != nil {
@@ -181,7 +182,7 @@ func bindConfigBody(body []byte) (*configMap, error) {
 
 func (s *server) getConnector(w http.ResponseWriter, r *http.Request) error {
 	name := r.PathValue("name")
-	info, err := call(r.Context(), func(ctx context.Context) (*herder.ConnectorInfo, error) {
+	info, err := call(r.Context(), func(ctx context.Context) (*client.ConnectorInfo, error) {
 		return s.h.ConnectorInfo(ctx, name)
 	})
 	if err != nil {
@@ -215,7 +216,7 @@ func (s *server) putConfig(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	type result struct {
-		info    *herder.ConnectorInfo
+		info    *client.ConnectorInfo
 		created bool
 	}
 	res, err := call(r.Context(), func(ctx context.Context) (result, error) {
@@ -238,7 +239,7 @@ func (s *server) patchConfig(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	info, err := call(r.Context(), func(ctx context.Context) (*herder.ConnectorInfo, error) {
+	info, err := call(r.Context(), func(ctx context.Context) (*client.ConnectorInfo, error) {
 		return s.h.PatchConnectorConfig(ctx, name, patch)
 	})
 	if err != nil {
@@ -277,7 +278,7 @@ func (s *server) noContent(w http.ResponseWriter, r *http.Request, status int, o
 
 func (s *server) getStatus(w http.ResponseWriter, r *http.Request) error {
 	name := r.PathValue("name")
-	st, err := call(r.Context(), func(ctx context.Context) (*herder.ConnectorStateInfo, error) {
+	st, err := call(r.Context(), func(ctx context.Context) (*client.ConnectorStatus, error) {
 		return s.h.ConnectorStatus(ctx, name)
 	})
 	if err != nil {
@@ -288,7 +289,7 @@ func (s *server) getStatus(w http.ResponseWriter, r *http.Request) error {
 
 func (s *server) getTasks(w http.ResponseWriter, r *http.Request) error {
 	name := r.PathValue("name")
-	tasks, err := call(r.Context(), func(ctx context.Context) ([]herder.TaskInfo, error) {
+	tasks, err := call(r.Context(), func(ctx context.Context) ([]client.TaskInfo, error) {
 		return s.h.TaskConfigs(ctx, name)
 	})
 	if err != nil {
@@ -313,7 +314,7 @@ func (s *server) getTaskStatus(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	st, err := call(r.Context(), func(ctx context.Context) (*herder.TaskState, error) {
+	st, err := call(r.Context(), func(ctx context.Context) (*client.TaskState, error) {
 		return s.h.TaskStatus(ctx, name, task)
 	})
 	if err != nil {
@@ -353,7 +354,7 @@ func (s *server) restartConnector(w http.ResponseWriter, r *http.Request) error 
 		return s.noContent(w, r, http.StatusNoContent, s.h.RestartConnector)
 	}
 	name := r.PathValue("name")
-	st, err := call(r.Context(), func(ctx context.Context) (*herder.ConnectorStateInfo, error) {
+	st, err := call(r.Context(), func(ctx context.Context) (*client.ConnectorStatus, error) {
 		return s.h.RestartConnectorAndTasks(ctx, name, includeTasks, onlyFailed)
 	})
 	if err != nil {
@@ -394,7 +395,7 @@ func (s *server) resetTopics(w http.ResponseWriter, r *http.Request) error {
 
 func (s *server) getOffsets(w http.ResponseWriter, r *http.Request) error {
 	name := r.PathValue("name")
-	offsets, err := call(r.Context(), func(ctx context.Context) (*herder.ConnectorOffsets, error) {
+	offsets, err := call(r.Context(), func(ctx context.Context) (*client.ConnectorOffsets, error) {
 		return s.h.ConnectorOffsets(ctx, name)
 	})
 	if err != nil {
@@ -447,7 +448,7 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-func fixInfo(info *herder.ConnectorInfo) *herder.ConnectorInfo {
+func fixInfo(info *client.ConnectorInfo) *client.ConnectorInfo {
 	if info == nil {
 		return nil
 	}
@@ -459,7 +460,7 @@ func fixInfo(info *herder.ConnectorInfo) *herder.ConnectorInfo {
 	return &c
 }
 
-func fixStatus(st *herder.ConnectorStateInfo) *herder.ConnectorStateInfo {
+func fixStatus(st *client.ConnectorStatus) *client.ConnectorStatus {
 	if st == nil {
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/connectd/connectd/client"
 	"github.com/connectd/connectd/internal/herder"
 	"github.com/connectd/connectd/internal/javajson"
 )
@@ -25,7 +26,7 @@ func errNoOffsets() error {
 //
 // Every error is a *herder.Error with status 400. Kafka gives 400 only
 // for the "need to be provided" case and 500 for the rest.
-func ParseOffsetsRequest(body []byte) ([]herder.ConnectorOffset, error) {
+func ParseOffsetsRequest(body []byte) ([]client.ConnectorOffset, error) {
 	raw, err := parseJSON(body)
 	if err != nil {
 		return nil, err
@@ -52,7 +53,7 @@ func ParseOffsetsRequest(body []byte) ([]herder.ConnectorOffset, error) {
 
 // parseOffsetList binds a decoded list of {"partition","offset"} objects;
 // field names the list in messages.
-func parseOffsetList(v any, field string) ([]herder.ConnectorOffset, error) {
+func parseOffsetList(v any, field string) ([]client.ConnectorOffset, error) {
 	list, ok := v.([]any)
 	if !ok {
 		return nil, herder.BadRequest(`Invalid field %q: expected an array of objects with "partition" and "offset" fields, got %s`, field, kindOfValue(v))
@@ -60,7 +61,7 @@ func parseOffsetList(v any, field string) ([]herder.ConnectorOffset, error) {
 	if len(list) == 0 {
 		return nil, nil
 	}
-	out := make([]herder.ConnectorOffset, len(list))
+	out := make([]client.ConnectorOffset, len(list))
 	for i, e := range list {
 		where := fmt.Sprintf("%s[%d]", field, i)
 		m, ok := e.(map[string]any)
@@ -118,8 +119,8 @@ func offsetMap(v any, where string) (map[string]any, error) {
 // encodeOffsets writes the GET /connectors/{c}/offsets body with every
 // partition and offset map in Java HashMap order, as Kafka writes them
 // (a sink partition shows kafka_partition before kafka_topic).
-func encodeOffsets(offsets *herder.ConnectorOffsets) ([]byte, error) {
-	var list []herder.ConnectorOffset
+func encodeOffsets(offsets *client.ConnectorOffsets) ([]byte, error) {
+	var list []client.ConnectorOffset
 	if offsets != nil {
 		list = offsets.Offsets
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/connectd/connectd/client"
 	"github.com/connectd/connectd/internal/herder"
 	"github.com/connectd/connectd/internal/javajson"
 )
@@ -67,41 +68,41 @@ func TestParseOffsetsRequestAccepts(t *testing.T) {
 	cases := []struct {
 		name string
 		body string
-		want []herder.ConnectorOffset
+		want []client.ConnectorOffset
 	}{
-		{"spec source", specSourcePatch, []herder.ConnectorOffset{
+		{"spec source", specSourcePatch, []client.ConnectorOffset{
 			{Partition: m{"filename": "test.txt"}, Offset: m{"position": int64(30)}},
 		}},
-		{"spec sink with a reset", specSinkPatch, []herder.ConnectorOffset{
+		{"spec sink with a reset", specSinkPatch, []client.ConnectorOffset{
 			{Partition: m{"kafka_topic": "test", "kafka_partition": int64(0)}, Offset: m{"kafka_offset": int64(5)}},
 			{Partition: m{"kafka_topic": "test", "kafka_partition": int64(1)}, Offset: nil},
 		}},
-		{"seed JDBC source", seedJDBCPatch, []herder.ConnectorOffset{
+		{"seed JDBC source", seedJDBCPatch, []client.ConnectorOffset{
 			{Partition: m{"protocol": "1", "table": "orders.orders"},
 				Offset: m{"incrementing": int64(500), "timestamp": int64(1720540000000), "timestamp_nanos": int64(0)}},
 		}},
-		{"seed skip", seedSkipPatch, []herder.ConnectorOffset{
+		{"seed skip", seedSkipPatch, []client.ConnectorOffset{
 			{Partition: m{"protocol": "1", "table": "orders.orders"}, Offset: m{"incrementing": int64(1043)}},
 		}},
 		// The seed's short sink keys pass through unchanged: aliasing
 		// them is the herder's business.
-		{"seed short sink form", seedSinkPatch, []herder.ConnectorOffset{
+		{"seed short sink form", seedSinkPatch, []client.ConnectorOffset{
 			{Partition: m{"topic": "eip.orders.placed", "partition": int64(0)}, Offset: m{"offset": int64(0)}},
 			{Partition: m{"topic": "eip.orders.placed", "partition": int64(1)}, Offset: m{"offset": int64(0)}},
 			{Partition: m{"topic": "eip.orders.placed", "partition": int64(2)}, Offset: m{"offset": int64(0)}},
 		}},
-		{"missing offset and empty element", `{"offsets":[{"partition":{"a":"b"}},{}]}`, []herder.ConnectorOffset{
+		{"missing offset and empty element", `{"offsets":[{"partition":{"a":"b"}},{}]}`, []client.ConnectorOffset{
 			{Partition: m{"a": "b"}}, {},
 		}},
-		{"null partition passes to the herder", `{"offsets":[{"partition":null,"offset":{"kafka_offset":1}}]}`, []herder.ConnectorOffset{
+		{"null partition passes to the herder", `{"offsets":[{"partition":null,"offset":{"kafka_offset":1}}]}`, []client.ConnectorOffset{
 			{Offset: m{"kafka_offset": int64(1)}},
 		}},
 		{"scalar kinds", `{"offsets":[{"partition":{"s":"x","t":true,"n":null,"f":1.5,"e":1e2,"z":-0,"max":9223372036854775807,"min":-9223372036854775808},"offset":{}}]}`,
-			[]herder.ConnectorOffset{{
+			[]client.ConnectorOffset{{
 				Partition: m{"s": "x", "t": true, "n": nil, "f": 1.5, "e": 100.0, "z": int64(0), "max": int64(9223372036854775807), "min": int64(-9223372036854775808)},
 				Offset:    m{},
 			}}},
-		{"surrounding whitespace", " \n" + specSourcePatch + "\n\t", []herder.ConnectorOffset{
+		{"surrounding whitespace", " \n" + specSourcePatch + "\n\t", []client.ConnectorOffset{
 			{Partition: m{"filename": "test.txt"}, Offset: m{"position": int64(30)}},
 		}},
 	}
@@ -168,7 +169,7 @@ func TestParseOffsetsRequestRejects(t *testing.T) {
 }
 
 func TestEncodeOffsetsJavaOrder(t *testing.T) {
-	got, err := encodeOffsets(&herder.ConnectorOffsets{Offsets: []herder.ConnectorOffset{
+	got, err := encodeOffsets(&client.ConnectorOffsets{Offsets: []client.ConnectorOffset{
 		{Partition: m{"kafka_topic": "lines", "kafka_partition": int64(0)}, Offset: m{"kafka_offset": int64(4711)}},
 		{Partition: m{"filename": "/tmp/in.txt"}, Offset: nil},
 		{Partition: m{"d": 1.0, "s": "<&>\u2028"}, Offset: m{}},
@@ -190,14 +191,14 @@ func TestEncodeOffsetsJavaOrder(t *testing.T) {
 // A large body is sent with its length, not chunked: a client of a
 // connector with many partitions can size its buffer once.
 func TestLargeBodyHasContentLength(t *testing.T) {
-	offs := &herder.ConnectorOffsets{}
+	offs := &client.ConnectorOffsets{}
 	for i := range 1000 {
-		offs.Offsets = append(offs.Offsets, herder.ConnectorOffset{
+		offs.Offsets = append(offs.Offsets, client.ConnectorOffset{
 			Partition: map[string]any{"filename": fmt.Sprintf("/data/file-%d.txt", i)},
 			Offset:    map[string]any{"position": int64(i)},
 		})
 	}
-	srv := serve(t, &stub{offs: func(context.Context, string) (*herder.ConnectorOffsets, error) { return offs, nil }}, DefaultOptions())
+	srv := serve(t, &stub{offs: func(context.Context, string) (*client.ConnectorOffsets, error) { return offs, nil }}, DefaultOptions())
 	got := send(t, srv, "GET", "/connectors/c/offsets", "")
 	if got.status != 200 || !strings.HasPrefix(got.body, `{"offsets":[{"partition":{"filename":"/data/file-0.txt"},"offset":{"position":0}},`) {
 		t.Fatalf("got %d %.200s", got.status, got.body)

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/connectd/connectd/client"
 	"github.com/connectd/connectd/internal/herder"
 )
 
@@ -44,7 +45,7 @@ func (s *server) validate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	infos, err := call(r.Context(), func(ctx context.Context) (*herder.ConfigInfos, error) {
+	infos, err := call(r.Context(), func(ctx context.Context) (*client.ConfigInfos, error) {
 		return s.h.ValidateConfig(ctx, plugin, config)
 	})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/connectd/connectd/client"
 	"github.com/connectd/connectd/internal/herder"
 	"github.com/connectd/connectd/internal/logging"
 	"golang.org/x/sync/semaphore"
@@ -17,35 +18,35 @@ import (
 // take a context must give up when it is done; the context carries the
 // request timeout.
 type Herder interface {
-	ServerInfo() herder.ServerInfo
-	Health(ctx context.Context) (int, herder.WorkerStatus)
+	ServerInfo() client.ServerInfo
+	Health(ctx context.Context) (int, client.WorkerStatus)
 	Connectors(ctx context.Context) ([]string, error)
-	ConnectorInfo(ctx context.Context, name string) (*herder.ConnectorInfo, error)
-	ConnectorStatus(ctx context.Context, name string) (*herder.ConnectorStateInfo, error)
+	ConnectorInfo(ctx context.Context, name string) (*client.ConnectorInfo, error)
+	ConnectorStatus(ctx context.Context, name string) (*client.ConnectorStatus, error)
 	ConnectorConfig(ctx context.Context, name string) (map[string]string, error)
 	// initialState "" means default; initialOffsets nil means none
 	// (KIP-995 "initial_offsets" in the POST body, same shape as the PATCH
 	// offsets list).
-	CreateConnector(ctx context.Context, name string, config map[string]string, initialState herder.TargetState, initialOffsets []herder.ConnectorOffset) (*herder.ConnectorInfo, error)
-	PutConnectorConfig(ctx context.Context, name string, config map[string]string) (info *herder.ConnectorInfo, created bool, err error)
-	PatchConnectorConfig(ctx context.Context, name string, patch map[string]*string) (*herder.ConnectorInfo, error)
+	CreateConnector(ctx context.Context, name string, config map[string]string, initialState herder.TargetState, initialOffsets []client.ConnectorOffset) (*client.ConnectorInfo, error)
+	PutConnectorConfig(ctx context.Context, name string, config map[string]string) (info *client.ConnectorInfo, created bool, err error)
+	PatchConnectorConfig(ctx context.Context, name string, patch map[string]*string) (*client.ConnectorInfo, error)
 	DeleteConnector(ctx context.Context, name string) error
-	TaskConfigs(ctx context.Context, name string) ([]herder.TaskInfo, error)
-	TaskStatus(ctx context.Context, name string, task int) (*herder.TaskState, error)
+	TaskConfigs(ctx context.Context, name string) ([]client.TaskInfo, error)
+	TaskStatus(ctx context.Context, name string, task int) (*client.TaskState, error)
 	RestartConnector(ctx context.Context, name string) error
-	RestartConnectorAndTasks(ctx context.Context, name string, includeTasks, onlyFailed bool) (*herder.ConnectorStateInfo, error)
+	RestartConnectorAndTasks(ctx context.Context, name string, includeTasks, onlyFailed bool) (*client.ConnectorStatus, error)
 	RestartTask(ctx context.Context, name string, task int) error
 	PauseConnector(ctx context.Context, name string) error
 	ResumeConnector(ctx context.Context, name string) error
 	StopConnector(ctx context.Context, name string) error
 	ConnectorTopics(ctx context.Context, name string) ([]string, error)
 	ResetConnectorTopics(ctx context.Context, name string) error
-	ConnectorOffsets(ctx context.Context, name string) (*herder.ConnectorOffsets, error)
-	AlterConnectorOffsets(ctx context.Context, name string, offsets []herder.ConnectorOffset) (string, error)
+	ConnectorOffsets(ctx context.Context, name string) (*client.ConnectorOffsets, error)
+	AlterConnectorOffsets(ctx context.Context, name string, offsets []client.ConnectorOffset) (string, error)
 	ResetConnectorOffsets(ctx context.Context, name string) (string, error)
-	Plugins(connectorsOnly bool) []herder.PluginInfo
-	PluginConfig(plugin string) ([]herder.ConfigKeyInfo, error)
-	ValidateConfig(ctx context.Context, plugin string, config map[string]string) (*herder.ConfigInfos, error)
+	Plugins(connectorsOnly bool) []client.PluginInfo
+	PluginConfig(plugin string) ([]client.ConfigKeyInfo, error)
+	ValidateConfig(ctx context.Context, plugin string, config map[string]string) (*client.ConfigInfos, error)
 }
 
 // DefaultRequestTimeout is Kafka Connect's REST request timeout.

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/connectd/connectd/client"
 	"github.com/connectd/connectd/internal/herder"
 	"github.com/connectd/connectd/internal/logging"
 )
@@ -19,21 +20,21 @@ import (
 type stub struct {
 	Herder
 	config func(ctx context.Context, name string) (map[string]string, error)
-	info   func(ctx context.Context, name string) (*herder.ConnectorInfo, error)
-	put    func(ctx context.Context, name string, config map[string]string) (*herder.ConnectorInfo, bool, error)
-	offs   func(ctx context.Context, name string) (*herder.ConnectorOffsets, error)
-	patch  func(ctx context.Context, name string, patch map[string]*string) (*herder.ConnectorInfo, error)
+	info   func(ctx context.Context, name string) (*client.ConnectorInfo, error)
+	put    func(ctx context.Context, name string, config map[string]string) (*client.ConnectorInfo, bool, error)
+	offs   func(ctx context.Context, name string) (*client.ConnectorOffsets, error)
+	patch  func(ctx context.Context, name string, patch map[string]*string) (*client.ConnectorInfo, error)
 }
 
-func (s *stub) PatchConnectorConfig(ctx context.Context, name string, patch map[string]*string) (*herder.ConnectorInfo, error) {
+func (s *stub) PatchConnectorConfig(ctx context.Context, name string, patch map[string]*string) (*client.ConnectorInfo, error) {
 	return s.patch(ctx, name, patch)
 }
 
-func (s *stub) ConnectorOffsets(ctx context.Context, name string) (*herder.ConnectorOffsets, error) {
+func (s *stub) ConnectorOffsets(ctx context.Context, name string) (*client.ConnectorOffsets, error) {
 	return s.offs(ctx, name)
 }
 
-func (s *stub) PutConnectorConfig(ctx context.Context, name string, config map[string]string) (*herder.ConnectorInfo, bool, error) {
+func (s *stub) PutConnectorConfig(ctx context.Context, name string, config map[string]string) (*client.ConnectorInfo, bool, error) {
 	return s.put(ctx, name, config)
 }
 
@@ -41,7 +42,7 @@ func (s *stub) ConnectorConfig(ctx context.Context, name string) (map[string]str
 	return s.config(ctx, name)
 }
 
-func (s *stub) ConnectorInfo(ctx context.Context, name string) (*herder.ConnectorInfo, error) {
+func (s *stub) ConnectorInfo(ctx context.Context, name string) (*client.ConnectorInfo, error) {
 	return s.info(ctx, name)
 }
 
@@ -150,7 +151,7 @@ func TestErrorsAndEscapedNames(t *testing.T) {
 			}
 			return map[string]string{"name": name}, nil
 		},
-		info: func(ctx context.Context, name string) (*herder.ConnectorInfo, error) {
+		info: func(ctx context.Context, name string) (*client.ConnectorInfo, error) {
 			time.Sleep(2 * time.Second) // ignores its context
 			return nil, nil
 		},
@@ -202,8 +203,8 @@ func TestLoggers(t *testing.T) {
 }
 
 func TestPutConfigCreatedAndLocation(t *testing.T) {
-	h := &stub{put: func(_ context.Context, name string, config map[string]string) (*herder.ConnectorInfo, bool, error) {
-		return &herder.ConnectorInfo{Name: name, Config: config, Type: herder.TypeSource}, config["created"] == "yes", nil
+	h := &stub{put: func(_ context.Context, name string, config map[string]string) (*client.ConnectorInfo, bool, error) {
+		return &client.ConnectorInfo{Name: name, Config: config, Type: client.TypeSource}, config["created"] == "yes", nil
 	}}
 	srv := serve(t, h, DefaultOptions())
 	got := send(t, srv, "PUT", "/connectors/my%20conn/config", `{"connector.class":"X","created":"yes"}`)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/connectd/connectd/client"
 	"github.com/connectd/connectd/connect"
 	"github.com/connectd/connectd/internal/embedded"
 	"github.com/connectd/connectd/internal/group"
@@ -288,7 +289,7 @@ func (s statusStore) PutConnector(ctx context.Context, name, state, trace, worke
 	return s.t.Put(ctx, storage.StatusRecord{Connector: name, State: state, Trace: trace, WorkerID: workerID, Generation: generation})
 }
 
-func (s statusStore) PutTask(ctx context.Context, id herder.TaskID, state, trace, workerID string, generation int32, safe bool) error {
+func (s statusStore) PutTask(ctx context.Context, id client.TaskID, state, trace, workerID string, generation int32, safe bool) error {
 	rec := storage.StatusRecord{Connector: id.Connector, IsTask: true, Task: id.Task, State: state, Trace: trace, WorkerID: workerID, Generation: generation}
 	if safe {
 		_, err := s.t.PutSafe(ctx, rec)
@@ -301,19 +302,19 @@ func (s statusStore) DeleteConnector(ctx context.Context, name string) error {
 	return s.t.DeleteConnector(ctx, name)
 }
 
-func (s statusStore) DeleteTask(ctx context.Context, id herder.TaskID) error {
+func (s statusStore) DeleteTask(ctx context.Context, id client.TaskID) error {
 	return s.t.DeleteTask(ctx, id.Connector, id.Task)
 }
 
-func (s statusStore) Connector(name string) (herder.State, bool) {
+func (s statusStore) Connector(name string) (client.State, bool) {
 	r, ok := s.t.Connector(name)
-	return herder.State{State: r.State, WorkerID: r.WorkerID, Trace: r.Trace}, ok
+	return client.State{State: r.State, WorkerID: r.WorkerID, Trace: r.Trace}, ok
 }
 
-func (s statusStore) Tasks(name string) []herder.TaskState {
-	var out []herder.TaskState
+func (s statusStore) Tasks(name string) []client.TaskState {
+	var out []client.TaskState
 	for _, r := range s.t.Tasks(name) {
-		out = append(out, herder.TaskState{ID: r.Task, State: r.State, WorkerID: r.WorkerID, Trace: r.Trace})
+		out = append(out, client.TaskState{ID: r.Task, State: r.State, WorkerID: r.WorkerID, Trace: r.Trace})
 	}
 	return out
 }
@@ -356,13 +357,13 @@ func (g groupHandler) Assigned(a group.Assignment, owned []group.ConnectorTasks,
 	}
 }
 
-func split(items []group.ConnectorTasks) (conns []string, tasks []herder.TaskID) {
+func split(items []group.ConnectorTasks) (conns []string, tasks []client.TaskID) {
 	for _, ct := range items {
 		for _, t := range ct.Tasks {
 			if t == group.ConnectorTask {
 				conns = append(conns, ct.Connector)
 			} else {
-				tasks = append(tasks, herder.TaskID{Connector: ct.Connector, Task: int(t)})
+				tasks = append(tasks, client.TaskID{Connector: ct.Connector, Task: int(t)})
 			}
 		}
 	}
