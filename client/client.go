@@ -1,4 +1,5 @@
-// Package client is a Go client for the Kafka Connect REST API. It works
+// Package client is a Go client for the Kafka Connect REST API, and its
+// types are the REST bodies as connectd's own worker declares them. It works
 // against connectd and Apache Kafka Connect 3.6 and later (some endpoints
 // need newer versions: PATCH config 3.8, GET /health 3.9).
 //

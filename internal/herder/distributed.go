@@ -736,9 +736,9 @@ func (h *Distributed) plugin(class string) connect.Plugin {
 	return p
 }
 
-// atLeader runs local when this worker leads the cluster, and remote
-// against the leader otherwise.
-func (h *Distributed) atLeader(ctx context.Context, local func() error, remote func(*client.Client) error) error {
+// atLeader runs local when this worker leads the cluster, and otherwise
+// names the leader for the REST layer to forward the request to.
+func (h *Distributed) atLeader(ctx context.Context, local func() error) error {
 	if err := h.awaitRebalance(ctx); err != nil {
 		return err
 	}
@@ -748,11 +748,7 @@ func (h *Distributed) atLeader(ctx context.Context, local func() error, remote f
 	if leader {
 		return local()
 	}
-	cl, err := forwardClient(ctx, leaderURL)
-	if err != nil {
-		return err
-	}
-	return forwarded(remote(cl))
+	return &RequestTargetError{URL: leaderURL}
 }
 
 // awaitRebalance waits a little for a rebalance in progress to finish
@@ -945,17 +941,6 @@ func (h *Distributed) CreateConnector(ctx context.Context, name string, config m
 		var err error
 		info, err = h.info(h.store.Snapshot(), name)
 		return err
-	}, func(cl *client.Client) error {
-		state := ""
-		switch initial {
-		case Started:
-			state = "RUNNING"
-		case Paused, Stopped:
-			state = string(initial)
-		}
-		var err error
-		info, err = cl.CreateConnector(ctx, name, config, state, initialOffsets)
-		return err
 	})
 	return info, err
 }
@@ -979,10 +964,6 @@ func (h *Distributed) PutConnectorConfig(ctx context.Context, name string, confi
 		created = !existed
 		var err error
 		info, err = h.info(h.store.Snapshot(), name)
-		return err
-	}, func(cl *client.Client) error {
-		var err error
-		info, created, err = cl.PutConfig(ctx, name, config)
 		return err
 	})
 	return info, created, err
@@ -1013,10 +994,6 @@ func (h *Distributed) PatchConnectorConfig(ctx context.Context, name string, pat
 		var err error
 		info, err = h.info(h.store.Snapshot(), name)
 		return err
-	}, func(cl *client.Client) error {
-		var err error
-		info, err = cl.PatchConfig(ctx, name, patch)
-		return err
 	})
 	return info, err
 }
@@ -1036,7 +1013,7 @@ func (h *Distributed) DeleteConnector(ctx context.Context, name string) error {
 			return Internal("Failed to delete connector %s: %v", name, err)
 		}
 		return nil
-	}, func(cl *client.Client) error { return cl.Delete(ctx, name) })
+	})
 }
 
 func (h *Distributed) exists(name string) bool {
@@ -1081,7 +1058,7 @@ func (h *Distributed) StopConnector(ctx context.Context, name string) error {
 			return err
 		}
 		return h.waitTasksGone(ctx, name)
-	}, func(cl *client.Client) error { return cl.Stop(ctx, name) })
+	})
 }
 
 func (h *Distributed) writeStop(ctx context.Context, name string) error {
@@ -1147,12 +1124,7 @@ func (h *Distributed) RestartConnector(ctx context.Context, name string) error {
 	if !ok {
 		return NotFound("Status for connector %s not found", name)
 	}
-	cl, err := forwardClient(ctx, "http://"+st.WorkerID)
-	if err != nil {
-		return err
-	}
-	_, err = cl.Restart(ctx, name, false, false)
-	return forwarded(err)
+	return &RequestTargetError{URL: "http://" + st.WorkerID}
 }
 
 // RestartConnectorAndTasks answers a KIP-745 restart: the leader writes a
@@ -1180,10 +1152,6 @@ func (h *Distributed) RestartConnectorAndTasks(ctx context.Context, name string,
 		}
 		answer = st
 		return nil
-	}, func(cl *client.Client) error {
-		var err error
-		answer, err = cl.Restart(ctx, name, includeTasks, onlyFailed)
-		return err
 	})
 	return answer, err
 }
@@ -1208,11 +1176,7 @@ func (h *Distributed) RestartTask(ctx context.Context, name string, task int) er
 	if err != nil {
 		return NotFound("Unknown task: %s", id)
 	}
-	cl, err := forwardClient(ctx, "http://"+ts.WorkerID)
-	if err != nil {
-		return err
-	}
-	return forwarded(cl.RestartTask(ctx, name, task))
+	return &RequestTargetError{URL: "http://" + ts.WorkerID}
 }
 
 // ConnectorTopics answers GET /connectors/{c}/topics.
@@ -1263,10 +1227,6 @@ func (h *Distributed) AlterConnectorOffsets(ctx context.Context, name string, of
 	err := h.atLeader(ctx, func() (err error) {
 		msg, err = h.changeOffsets(ctx, name, offsets, false)
 		return err
-	}, func(cl *client.Client) error {
-		var err error
-		msg, err = cl.AlterOffsets(ctx, name, offsets)
-		return err
 	})
 	return msg, err
 }
@@ -1277,9 +1237,6 @@ func (h *Distributed) ResetConnectorOffsets(ctx context.Context, name string) (s
 	var msg string
 	err := h.atLeader(ctx, func() (err error) {
 		msg, err = h.changeOffsets(ctx, name, nil, true)
-		return err
-	}, func(cl *client.Client) (err error) {
-		msg, err = cl.ResetOffsets(ctx, name)
 		return err
 	})
 	return msg, err
@@ -1334,7 +1291,7 @@ func (h *Distributed) SubmitTaskConfigs(ctx context.Context, name string, body [
 	leader := h.leader
 	h.mu.Unlock()
 	if !leader {
-		return Conflict(msgConflictingOp)
+		return ConflictingOperation()
 	}
 	return h.putTaskConfigs(ctx, name, cfgs)
 }

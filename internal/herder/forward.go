@@ -13,8 +13,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-
-	"github.com/connectd/connectd/client"
 )
 
 // Messages Kafka Connect answers while the cluster cannot route a request.
@@ -29,65 +27,32 @@ const (
 	msgBadSignature     = "Internal request contained invalid signature."
 )
 
-// forwardClient returns a REST client for the worker at target, for a
-// request that must be served there. It follows Kafka Connect's hops: a
-// user's request is forwarded with forward=true, a forwarded one with
-// forward=false, and one that came with forward=false is not forwarded
-// again (409), so that requests cannot loop during a rebalance.
-func forwardClient(ctx context.Context, target string) (*client.Client, error) {
-	req := RequestFrom(ctx)
-	var next string
-	switch req.Forward {
-	case "":
-		next = "true"
-	case "true":
-		next = "false"
-	default:
-		return nil, Conflict(msgConflictingOp)
-	}
-	if target == "" {
-		return nil, Conflict(msgNoLeader)
-	}
-	hc := &http.Client{Transport: forwardTransport{next: next, auth: req.Authorization}}
-	cl, err := client.New(target, client.WithHTTPClient(hc))
-	if err != nil {
-		return nil, Internal("IO Error trying to forward REST request: %v", err)
-	}
-	return cl, nil
+// RequestTargetError says that another worker must serve a request: the
+// leader, for what only it may do, or the worker running a connector or
+// task, for its restart. As with Kafka Connect's RequestTargetException,
+// the REST layer sends the request there and answers what that worker
+// answered.
+type RequestTargetError struct {
+	// URL is the REST URL of the worker to ask; "" while no leader is
+	// known (a rebalance is under way).
+	URL string
 }
 
-// forwardTransport adds the forward parameter and the only header Kafka
-// Connect forwards.
-type forwardTransport struct{ next, auth string }
-
-func (t forwardTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	q := r.URL.Query()
-	q.Set("forward", t.next)
-	r.URL.RawQuery = q.Encode()
-	if t.auth != "" {
-		r.Header.Set("Authorization", t.auth)
+func (e *RequestTargetError) Error() string {
+	if e.URL == "" {
+		return msgNoLeader
 	}
-	r.Header.Set("User-Agent", "kafka-connect")
-	return http.DefaultTransport.RoundTrip(r)
+	return "this request must be served by the worker at " + e.URL
 }
 
-// forwarded turns what the target answered into this worker's answer: its
-// error status and message as they are, anything else as Kafka's IO error.
-func forwarded(err error) error {
-	if err == nil {
-		return nil
-	}
-	var ce *client.Error
-	if errors.As(err, &ce) {
-		return &Error{Status: ce.StatusCode, Message: ce.Message}
-	}
-	var he *Error
-	if errors.As(err, &he) {
-		return he
-	}
-	return Internal("IO Error trying to forward REST request: %v", err)
-}
+// NoLeader is Kafka Connect's answer to a request for the leader while no
+// leader is known.
+func NoLeader() *Error { return Conflict(msgNoLeader) }
+
+// ConflictingOperation is Kafka Connect's answer to a request that did
+// not reach the worker that must serve it within two hops, or reached a
+// worker that no longer leads the cluster.
+func ConflictingOperation() *Error { return Conflict(msgConflictingOp) }
 
 // sign computes the KIP-507 signature of an internal request's body.
 func sign(key, body []byte) string {

@@ -132,7 +132,7 @@ func (s *server) createConnector(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	info, err := call(r.Context(), func(ctx context.Context) (*client.ConnectorInfo, error) {
+	info, err := orForward(r, func(ctx context.Context) (*client.ConnectorInfo, error) {
 		return s.h.CreateConnector(ctx, req.name, config, req.initialState, req.initialOffsets)
 	})
 	if err != nil {
@@ -223,6 +223,11 @@ func (s *server) putConfig(w http.ResponseWriter, r *http.Request) error {
 		info, created, err := s.h.PutConnectorConfig(ctx, name, config)
 		return result{info, created}, err
 	})
+	if target := requestTarget(err); target != nil {
+		var status int
+		status, err = forward(r, target.URL, &res.info)
+		res.created = status == http.StatusCreated
+	}
 	if err != nil {
 		return err
 	}
@@ -239,7 +244,7 @@ func (s *server) patchConfig(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	info, err := call(r.Context(), func(ctx context.Context) (*client.ConnectorInfo, error) {
+	info, err := orForward(r, func(ctx context.Context) (*client.ConnectorInfo, error) {
 		return s.h.PatchConnectorConfig(ctx, name, patch)
 	})
 	if err != nil {
@@ -269,7 +274,7 @@ func (s *server) deleteConnector(w http.ResponseWriter, r *http.Request) error {
 // status with no body.
 func (s *server) noContent(w http.ResponseWriter, r *http.Request, status int, op func(context.Context, string) error) error {
 	name := r.PathValue("name")
-	if err := do(r.Context(), func(ctx context.Context) error { return op(ctx, name) }); err != nil {
+	if err := doOrForward(r, func(ctx context.Context) error { return op(ctx, name) }); err != nil {
 		return err
 	}
 	w.WriteHeader(status)
@@ -329,7 +334,7 @@ func (s *server) restartTask(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := do(r.Context(), func(ctx context.Context) error { return s.h.RestartTask(ctx, name, task) }); err != nil {
+	if err := doOrForward(r, func(ctx context.Context) error { return s.h.RestartTask(ctx, name, task) }); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -354,7 +359,7 @@ func (s *server) restartConnector(w http.ResponseWriter, r *http.Request) error 
 		return s.noContent(w, r, http.StatusNoContent, s.h.RestartConnector)
 	}
 	name := r.PathValue("name")
-	st, err := call(r.Context(), func(ctx context.Context) (*client.ConnectorStatus, error) {
+	st, err := orForward(r, func(ctx context.Context) (*client.ConnectorStatus, error) {
 		return s.h.RestartConnectorAndTasks(ctx, name, includeTasks, onlyFailed)
 	})
 	if err != nil {
@@ -419,24 +424,26 @@ func (s *server) alterOffsets(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	msg, err := call(r.Context(), func(ctx context.Context) (string, error) {
-		return s.h.AlterConnectorOffsets(ctx, name, offsets)
+	msg, err := orForward(r, func(ctx context.Context) (message, error) {
+		msg, err := s.h.AlterConnectorOffsets(ctx, name, offsets)
+		return message{msg}, err
 	})
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, message{msg})
+	return writeJSON(w, http.StatusOK, msg)
 }
 
 func (s *server) resetOffsets(w http.ResponseWriter, r *http.Request) error {
 	name := r.PathValue("name")
-	msg, err := call(r.Context(), func(ctx context.Context) (string, error) {
-		return s.h.ResetConnectorOffsets(ctx, name)
+	msg, err := orForward(r, func(ctx context.Context) (message, error) {
+		msg, err := s.h.ResetConnectorOffsets(ctx, name)
+		return message{msg}, err
 	})
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, message{msg})
+	return writeJSON(w, http.StatusOK, msg)
 }
 
 // Kafka never writes null for these lists and maps.

@@ -4,7 +4,9 @@
 //
 // The package only translates: it binds and checks request bodies, calls
 // the herder with a context bounded by the request timeout, and writes
-// what comes back. A *herder.Error becomes its status and message; any
+// what comes back; when the herder names another worker that must serve
+// the request (the leader), it re-sends the request there and writes
+// that worker's answer, as Kafka Connect's HerderRequestHandler does. A *herder.Error becomes its status and message; any
 // other error is a 500 carrying its text.
 //
 // Deliberate deviations from Kafka, all for a client's mistake that Kafka

@@ -125,9 +125,3 @@ func call[T any](ctx context.Context, f func(context.Context) (T, error)) (T, er
 		}
 	}
 }
-
-// do is call for herder methods that return only an error.
-func do(ctx context.Context, f func(context.Context) error) error {
-	_, err := call(ctx, func(ctx context.Context) (struct{}, error) { return struct{}{}, f(ctx) })
-	return err
-}

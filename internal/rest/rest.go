@@ -16,7 +16,9 @@ import (
 
 // Herder is what the REST API needs from the worker's herder. Methods that
 // take a context must give up when it is done; the context carries the
-// request timeout.
+// request timeout. Those that change a connector, restart it or its tasks,
+// or change its offsets may answer *herder.RequestTargetError: the request
+// is then sent to the worker it names.
 type Herder interface {
 	ServerInfo() client.ServerInfo
 	Health(ctx context.Context) (int, client.WorkerStatus)
@@ -188,7 +190,6 @@ func (s *server) handle(pattern string, f handlerFunc) {
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), s.timeout)
 		defer cancel()
-		ctx = herder.WithRequest(ctx, herder.RequestFromHTTP(r))
 		if err := f(w, r.WithContext(ctx)); err != nil {
 			s.writeError(w, r, err)
 		}

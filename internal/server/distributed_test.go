@@ -270,3 +270,24 @@ func TestDistributedTaskStartedAgainReportsRunning(t *testing.T) {
 		eventually(t, fmt.Sprintf("src running again (%d)", i), func() bool { return w.state("src") == "RUNNING/RUNNING" })
 	}
 }
+
+// A follower forwards a request for the leader as it came, so that the
+// leader answers it exactly as if asked directly: a last_id of 1.0 is a
+// double, which the HTTP source refuses, through either worker.
+func TestDistributedForwardedBodyKeepsItsNumbers(t *testing.T) {
+	c := startCluster(t, 2, nil)
+	w1, w2 := c.healthy(0), c.healthy(1)
+	w1.must(201, "POST", "/connectors", jsonString(map[string]any{
+		"name": "api", "initial_state": "STOPPED",
+		"config": map[string]string{"connector.class": "io.connectd.connect.http.HttpSourceConnector", "http.url": "http://127.0.0.1:1/items", "topic": "items"},
+	}))
+	patch := `{"offsets":[{"partition":{"endpoint":"/items"},"offset":{"last_id":1.0}}]}`
+	var answers []string
+	for _, w := range []*testWorker{w1, w2} {
+		code, body := w.do("PATCH", "/connectors/api/offsets", patch)
+		answers = append(answers, fmt.Sprintf("%d %s", code, body))
+	}
+	if answers[0] != answers[1] || !strings.HasPrefix(answers[0], "400 ") || !strings.Contains(answers[0], "expected to be an integer or a string") {
+		t.Fatalf("the two workers answered\n%s\n%s", answers[0], answers[1])
+	}
+}
