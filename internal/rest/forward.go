@@ -50,10 +50,11 @@ func requestTarget(err error) *herder.RequestTargetError {
 // forward re-sends r to the worker at target, decodes its 2xx answer
 // into out and returns its status; an error status comes back as a
 // *herder.Error with that worker's status and message. It follows Kafka
-// Connect's hop rules: a user's request goes on with forward=true, a forwarded one with
-// forward=false, and one that came with forward=false is not sent again,
-// so that no request loops between workers during a rebalance. Its
-// method, path, query, body and Authorization header go as they came.
+// Connect's hop rules: a user's request goes on with forward=true, a
+// forwarded one with forward=false, and one that came with forward=false
+// is not sent again, so that no request loops between workers during a
+// rebalance. Its method, path, query, body and Authorization header go as
+// they came.
 func forward(r *http.Request, target string, out any) (int, error) {
 	var next string
 	switch r.URL.Query().Get("forward") {
