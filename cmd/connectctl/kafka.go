@@ -14,8 +14,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/connectd/connectd/client"
+	"github.com/connectd/connectd/internal/kafkasec"
 	"github.com/connectd/connectd/internal/properties"
-	"github.com/connectd/connectd/internal/worker"
 )
 
 // kafkaOpts are the franz-go options that reach Kafka: the bootstrap
@@ -43,7 +43,7 @@ func (a *app) kafkaOpts(kf *kafkaFlags) ([]kgo.Opt, []string, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		sec, err := worker.ConnOptions(props, nil)
+		sec, err := kafkasec.ConnOptions(props, nil)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", kf.kafkaConfig, err)
 		}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/connectd/connectd/client"
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/internal/kafkasec"
 	"github.com/connectd/connectd/internal/storage"
 	"github.com/connectd/connectd/internal/worker"
 )
@@ -162,7 +163,7 @@ type DistributedOptions struct {
 	ClusterID string
 	Commit    string
 	Log       *slog.Logger
-	Dial      worker.DialFunc // connects the connectors' Kafka clients; nil: the network
+	Dial      kafkasec.DialFunc // connects the connectors' Kafka clients; nil: the network
 	Plugins   *connect.PluginSet
 }
 

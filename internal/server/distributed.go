@@ -14,6 +14,7 @@ import (
 	"github.com/connectd/connectd/internal/embedded"
 	"github.com/connectd/connectd/internal/group"
 	"github.com/connectd/connectd/internal/herder"
+	"github.com/connectd/connectd/internal/kafkasec"
 	"github.com/connectd/connectd/internal/logging"
 	"github.com/connectd/connectd/internal/rest"
 	"github.com/connectd/connectd/internal/storage"
@@ -72,7 +73,7 @@ func StartDistributed(ctx context.Context, props map[string]string, plugins []co
 		cfg.BrokerStorageError = s.Broker.StorageError
 		log.Info("embedded Kafka broker listening; any Kafka client can connect", "bootstrap.servers", s.Broker.Addr())
 	}
-	security, err := worker.ConnOptions(props, brokerDial(s.Broker))
+	security, err := kafkasec.ConnOptions(props, brokerDial(s.Broker))
 	if err != nil {
 		return fail(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/connectd/connectd/connect"
 	"github.com/connectd/connectd/internal/embedded"
 	"github.com/connectd/connectd/internal/herder"
+	"github.com/connectd/connectd/internal/kafkasec"
 	"github.com/connectd/connectd/internal/logging"
 	"github.com/connectd/connectd/internal/rest"
 	"github.com/connectd/connectd/internal/storage"
@@ -121,15 +122,15 @@ func (s *Standalone) Close() {
 
 // brokerDial is how the worker's clients reach Kafka: in process to the
 // embedded broker, over the network (nil) otherwise.
-func brokerDial(b *embedded.Broker) worker.DialFunc {
+func brokerDial(b *embedded.Broker) kafkasec.DialFunc {
 	if b == nil {
 		return nil
 	}
 	return b.Dial
 }
 
-func lookupClusterID(ctx context.Context, bootstrap []string, props map[string]string, dial worker.DialFunc) (string, error) {
-	security, err := worker.ConnOptions(props, dial)
+func lookupClusterID(ctx context.Context, bootstrap []string, props map[string]string, dial kafkasec.DialFunc) (string, error) {
+	security, err := kafkasec.ConnOptions(props, dial)
 	if err != nil {
 		return "", err
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/internal/kafkasec"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -15,9 +16,9 @@ import (
 // client ignores keys it does not know with a warning.
 //
 // Connection security (security.protocol, ssl.*, sasl.*) and dial are
-// handled by ConnOptions, in kafka_security.go.
-func clientOptions(props map[string]string, dial DialFunc) ([]kgo.Opt, error) {
-	opts, err := ConnOptions(props, dial)
+// handled by kafkasec.ConnOptions.
+func clientOptions(props map[string]string, dial kafkasec.DialFunc) ([]kgo.Opt, error) {
+	opts, err := kafkasec.ConnOptions(props, dial)
 	if err != nil {
 		return nil, err
 	}

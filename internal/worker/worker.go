@@ -9,6 +9,7 @@ import (
 
 	"github.com/connectd/connectd/connect"
 	"github.com/connectd/connectd/converters"
+	"github.com/connectd/connectd/internal/kafkasec"
 	"github.com/connectd/connectd/internal/storage"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -34,7 +35,7 @@ type Worker struct {
 	cfg       *Config
 	plugins   *connect.PluginSet
 	bootstrap []string
-	dial      DialFunc
+	dial      kafkasec.DialFunc
 	offsets   OffsetStore
 	listener  Listener
 	log       *slog.Logger
@@ -44,7 +45,7 @@ type Worker struct {
 // New returns a worker running the given plugins, producing to and
 // consuming from bootstrap, whose clients connect through dial (nil: over
 // the network).
-func New(cfg *Config, plugins *connect.PluginSet, bootstrap []string, dial DialFunc, offsets OffsetStore, l Listener, log *slog.Logger) *Worker {
+func New(cfg *Config, plugins *connect.PluginSet, bootstrap []string, dial kafkasec.DialFunc, offsets OffsetStore, l Listener, log *slog.Logger) *Worker {
 	return &Worker{cfg: cfg, plugins: plugins, bootstrap: bootstrap, dial: dial, offsets: offsets, listener: l, log: log}
 }
 

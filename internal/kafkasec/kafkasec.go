@@ -1,8 +1,9 @@
-package worker
-
-// Connection security: security.protocol, the ssl.* settings of Kafka's
+// Package kafkasec turns the connection settings of Kafka clients into
+// franz-go options: security.protocol, the ssl.* settings of Kafka's
 // default SSL engine factory (PEM stores only) and the sasl.* settings for
 // the PLAIN and SCRAM mechanisms, with credentials from sasl.jaas.config.
+// The worker's clients, the server's and connectctl's share it.
+package kafkasec
 
 import (
 	"bytes"
