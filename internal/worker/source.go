@@ -4,14 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"sync"
-	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/connectd/connectd/connect"
-	"github.com/connectd/connectd/internal/storage"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -32,43 +28,13 @@ type sourceTask struct {
 	recordAcks     connect.RecordCommitter
 	releaser       connect.RecordReleaser
 
-	mu sync.Mutex
-	// pending holds, per source partition, the offsets of records sent
-	// but not yet committed, in send order. An offset may be committed
-	// once it and every earlier record of its partition were acknowledged:
-	// committing past an unacknowledged record could lose it in a crash.
-	pending   map[string]*partitionQueue
+	tracker offsetTracker
+
+	mu        sync.Mutex // guards sendErr
 	sendErr   error
 	topicSeen map[string]bool // used by the polling goroutine only
 	lastTopic string          // the topic noteTopic saw last
-
-	// The last partition map seen and its canonical key (polling
-	// goroutine only, under mu).
-	lastPartition unsafe.Pointer
-	lastKey       string
 }
-
-type partitionQueue struct {
-	partition map[string]any
-	records   []*pendingRecord
-}
-
-// pendingRecord is the newest offset of one source partition within one
-// batch of records. It is acknowledged when every record of the batch is.
-type pendingRecord struct {
-	offset map[string]any
-	batch  *batchAck
-}
-
-// batchAck counts the records of a batch that Kafka has not acknowledged
-// yet. Acknowledging per batch, not per record, keeps the bookkeeping to
-// a few allocations a batch; commits are as fine-grained as the task's
-// batches.
-type batchAck struct {
-	outstanding atomic.Int64
-}
-
-func (p *pendingRecord) acked() bool { return p.batch.outstanding.Load() == 0 }
 
 func (w *Worker) newSourceTask(t *Task, task connect.SourceTask, connConfig, taskConfig map[string]string) (*sourceTask, error) {
 	kc, err := w.converter(connConfig, true)
@@ -100,7 +66,7 @@ func (w *Worker) newSourceTask(t *Task, task connect.SourceTask, connConfig, tas
 	}
 	st := &sourceTask{
 		Task: t, task: task, config: taskConfig, keyConv: kc, valueConv: vc, client: cl,
-		pending: map[string]*partitionQueue{}, topicSeen: map[string]bool{},
+		tracker: newOffsetTracker(t.Connector), topicSeen: map[string]bool{},
 	}
 	st.committer, _ = task.(connect.Committer)
 	st.recordAcks, _ = task.(connect.RecordCommitter)
@@ -243,7 +209,7 @@ func (s *sourceTask) prepare(recs []*connect.SourceRecord) (*sendBatch, error) {
 		s.noteTopic(rec.Topic)
 	}
 	s.lastBatchBytes = len(blk.buf)
-	b := &sendBatch{recs: recs, blk: blk, ack: s.track(recs)}
+	b := &sendBatch{recs: recs, blk: blk, ack: s.tracker.track(recs)}
 	if s.recordAcks == nil {
 		// The Kafka records hold converted bytes of their own.
 		s.release(recs)
@@ -426,59 +392,6 @@ func headerBytes(v any) []byte {
 	return fmt.Append(nil, v)
 }
 
-// track queues, per source partition in the batch, the batch's newest
-// offset behind those of earlier batches, under one lock. A partition whose
-// records in this batch carry no offset still gets an entry: it holds back
-// later offsets of the partition until the batch is acknowledged.
-func (s *sourceTask) track(recs []*connect.SourceRecord) *batchAck {
-	batch := &batchAck{}
-	batch.outstanding.Store(int64(len(recs)))
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var last *pendingRecord
-	var lastKey string
-	for _, rec := range recs {
-		if rec.SourcePartition == nil {
-			continue
-		}
-		key := s.partitionKey(rec.SourcePartition)
-		if last == nil || key != lastKey {
-			last, lastKey = s.entryFor(key, rec.SourcePartition, batch), key
-		}
-		if rec.SourceOffset != nil {
-			last.offset = rec.SourceOffset
-		}
-	}
-	return batch
-}
-
-// entryFor returns the batch's entry in a partition's queue, adding it
-// when the partition has none for this batch yet.
-func (s *sourceTask) entryFor(key string, partition map[string]any, batch *batchAck) *pendingRecord {
-	q := s.pending[key]
-	if q == nil {
-		q = &partitionQueue{partition: partition}
-		s.pending[key] = q
-	}
-	if n := len(q.records); n > 0 && q.records[n-1].batch == batch {
-		return q.records[n-1]
-	}
-	pr := &pendingRecord{batch: batch}
-	q.records = append(q.records, pr)
-	return pr
-}
-
-// partitionKey returns the canonical key of a source partition. Tasks
-// usually hand the same partition map with every record; computing the
-// key once per map, not once per record, keeps it off the hot path.
-func (s *sourceTask) partitionKey(p map[string]any) string {
-	ptr := reflect.ValueOf(p).UnsafePointer()
-	if ptr != s.lastPartition {
-		s.lastPartition, s.lastKey = ptr, storage.CanonicalKey(s.Connector, p)
-	}
-	return s.lastKey
-}
-
 func (s *sourceTask) commitRecord(rec *connect.SourceRecord, r *kgo.Record) {
 	meta := connect.RecordMetadata{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, Timestamp: r.Timestamp}
 	if err := safeCall(func() error { return s.recordAcks.CommitRecord(rec, meta) }); err != nil {
@@ -489,26 +402,7 @@ func (s *sourceTask) commitRecord(rec *connect.SourceRecord, r *kgo.Record) {
 // commit writes the newest acknowledged offset of every source partition
 // to the offset store.
 func (s *sourceTask) commit() error {
-	s.mu.Lock()
-	var entries []storage.PartitionOffset
-	for key, q := range s.pending {
-		n := 0
-		var newest map[string]any
-		for n < len(q.records) && q.records[n].acked() {
-			if off := q.records[n].offset; off != nil {
-				newest = off
-			}
-			n++
-		}
-		q.records = q.records[n:]
-		if newest != nil {
-			entries = append(entries, storage.PartitionOffset{Partition: q.partition, Offset: newest})
-		}
-		if len(q.records) == 0 {
-			delete(s.pending, key)
-		}
-	}
-	s.mu.Unlock()
+	entries := s.tracker.takeCommittable()
 	if len(entries) == 0 {
 		return nil
 	}
