@@ -32,8 +32,6 @@ func newClient(t *testing.T, seeds string, props map[string]string, extra ...kgo
 	return cl
 }
 
-// roundTrip produces a record with a client built from props and reads it
-
 // clientOptions refuses bad connection settings with ConnOptions' error.
 func TestClientOptionsSecurityErrors(t *testing.T) {
 	for _, props := range []map[string]string{
