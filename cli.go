@@ -136,7 +136,7 @@ func standaloneCmd(plugins []connect.Plugin) *cobra.Command {
 			props := map[string]string{}
 			if len(args) > 0 {
 				var err error
-				if props, err = properties.ParseFile(args[0]); err != nil {
+				if props, err = properties.ParseConfigFile(args[0]); err != nil {
 					return err
 				}
 				args = args[1:]
@@ -152,7 +152,7 @@ func distributedCmd(plugins []connect.Plugin) *cobra.Command {
 		Short: "Run a worker of a cluster: workers with the same group.id share connectors through Kafka",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			props, err := properties.ParseFile(args[0])
+			props, err := properties.ParseConfigFile(args[0])
 			if err != nil {
 				return err
 			}

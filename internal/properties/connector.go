@@ -86,7 +86,7 @@ func LoadConnectorConfig(path string) (name string, config map[string]string, in
 	}
 
 	// 3. A .properties file.
-	props, err := parseBytes(data)
+	props, err := parseBytes(data, false)
 	if err != nil {
 		return "", nil, "", fmt.Errorf("%s: %w", path, err)
 	}

@@ -58,7 +58,7 @@ func Parse(r io.Reader) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parseBytes(data)
+	return parseBytes(data, false)
 }
 
 // ParseFile reads the .properties file at path. Errors name the file.
@@ -67,15 +67,48 @@ func ParseFile(path string) (map[string]string, error) {
 	if err != nil {
 		return nil, err // *fs.PathError names the file
 	}
-	m, err := parseBytes(data)
+	m, err := parseBytes(data, false)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return m, nil
 }
 
-func parseBytes(data []byte) (map[string]string, error) {
+// ParseConfigFile reads the .properties file of config keys at path (a
+// worker's file) as ParseFile does, but refuses a file that is not a
+// properties file at all, naming the file and the line, where Java's
+// loader would make keys of whatever it is given (a JSON document, a
+// binary file, a stray word). The rule:
+//
+//   - The file is text: no control character but tab, form feed, CR and LF
+//     (a NUL or an escape byte means binary data). Bytes that are not UTF-8
+//     are allowed, for ISO-8859-1 files, which Java reads.
+//   - Each logical line (comments, blank lines and continuations as Java
+//     reads them) has a key of ASCII letters, digits, '.', '_' and '-',
+//     starting with a letter or digit, as every Kafka key does, once
+//     escapes are resolved.
+//   - A line is a key and a value: a key alone, with neither '=' nor ':'
+//     nor a value after a blank, is refused (write "key=" for an empty
+//     value).
+func ParseConfigFile(path string) (map[string]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	m, err := parseBytes(data, true)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+func parseBytes(data []byte, strict bool) (map[string]string, error) {
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
+	if strict {
+		if err := checkText(data); err != nil {
+			return nil, err
+		}
+	}
 	lr := lineReader{in: data, lineNo: 1}
 	m := make(map[string]string)
 	for {
@@ -83,7 +116,7 @@ func parseBytes(data []byte) (map[string]string, error) {
 		if !ok {
 			return m, nil
 		}
-		key, value := splitKeyValue(line)
+		key, value, hasSep := splitKeyValue(line)
 		k, err := loadConvert(key)
 		if err != nil {
 			return nil, &SyntaxError{Line: start, Msg: err.Error()}
@@ -92,8 +125,54 @@ func parseBytes(data []byte) (map[string]string, error) {
 		if err != nil {
 			return nil, &SyntaxError{Line: start, Msg: err.Error()}
 		}
+		if strict {
+			if err := checkKey(k, v, hasSep); err != nil {
+				return nil, &SyntaxError{Line: start, Msg: err.Error()}
+			}
+		}
 		m[k] = v
 	}
+}
+
+// checkText refuses binary data: a control character a text file does not
+// hold, named with its natural line.
+func checkText(data []byte) error {
+	line := 1
+	for i, c := range data {
+		switch {
+		case c == '\n':
+			line++
+		case c == '\r':
+			if i+1 == len(data) || data[i+1] != '\n' {
+				line++
+			}
+		case c == '\t' || c == '\f':
+		case c < 0x20 || c == 0x7f:
+			return &SyntaxError{Line: line, Msg: fmt.Sprintf("not a properties file: control character 0x%02x (binary data)", c)}
+		}
+	}
+	return nil
+}
+
+func checkKey(k, v string, hasSep bool) error {
+	if !configKey(k) {
+		return fmt.Errorf("not a properties file: %q is not a config key (letters, digits, '.', '_' and '-')", k)
+	}
+	if !hasSep && v == "" {
+		return fmt.Errorf("not a properties file: %q has no value (write %s= for an empty one)", k, k)
+	}
+	return nil
+}
+
+func configKey(k string) bool {
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		if !alnum && (i == 0 || c != '.' && c != '_' && c != '-') {
+			return false
+		}
+	}
+	return k != ""
 }
 
 // lineReader is a port of java.util.Properties.LineReader. It works on
@@ -214,12 +293,12 @@ func (lr *lineReader) newline(c byte) {
 	lr.lineNo++
 }
 
-// splitKeyValue is the key/value split of Properties.load0.
-func splitKeyValue(line []byte) (key, value []byte) {
+// splitKeyValue is the key/value split of Properties.load0; hasSep says
+// whether an '=' or ':' separated them.
+func splitKeyValue(line []byte) (key, value []byte, hasSep bool) {
 	limit := len(line)
 	keyLen := 0
 	valueStart := limit
-	hasSep := false
 	precedingBackslash := false
 	for keyLen < limit {
 		c := line[keyLen]
@@ -249,7 +328,7 @@ func splitKeyValue(line []byte) (key, value []byte) {
 		}
 		valueStart++
 	}
-	return line[:keyLen], line[valueStart:]
+	return line[:keyLen], line[valueStart:], hasSep
 }
 
 // loadConvert resolves escapes, as Properties.loadConvert does. \uXXXX

@@ -201,3 +201,48 @@ func TestStoreRoundTrip(t *testing.T) {
 		t.Errorf("Store = %q, want %q", buf.String(), want)
 	}
 }
+
+// A worker's file that is not a properties file at all is refused with its
+// name and the line, while every shape of a Java properties line is read.
+func TestParseConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	good := write("good.properties", "# comment\n! another\n\nbootstrap.servers=a:9092,\\\n    b:9092\n"+
+		"listeners http://:8083\nrest.advertised.host.name:\nclient.id = w\\u00e9\n"+
+		"key.converter.schemas.enable=false\ncomment.latin1=caf\xe9\r\nproducer.sasl.jaas.config=x \\\n  y\n")
+	got, err := ParseConfigFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"bootstrap.servers": "a:9092,b:9092", "listeners": "http://:8083", "rest.advertised.host.name": "",
+		"client.id": "wé", "key.converter.schemas.enable": "false", "comment.latin1": "caf\xe9", "producer.sasl.jaas.config": "x y",
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	for _, c := range []struct{ content, want string }{
+		{"a=1\n{\n  \"name\": \"x\"\n}\n", `line 2: not a properties file: "{" is not a config key`},
+		{"a=1\r\nb=2\r\ngarbage\r\n", `line 3: not a properties file: "garbage" has no value (write garbage= for an empty one)`},
+		{"a=1\nb=2\x00\x01\n", "line 2: not a properties file: control character 0x00 (binary data)"},
+		{"\x1f\x8b\x08\x00", "line 1: not a properties file: control character 0x1f (binary data)"},
+		{"a=1\n-key=2\n", `line 2: not a properties file: "-key" is not a config key`},
+		{"a=1\nmy\\ key=2\n", `line 2: not a properties file: "my key" is not a config key`},
+	} {
+		path := write("bad.properties", c.content)
+		_, err := ParseConfigFile(path)
+		if err == nil || !strings.HasPrefix(err.Error(), path+": "+c.want) {
+			t.Errorf("%q: got %v, want %s: %s", c.content, err, path, c.want)
+		}
+		// Java's loader, and so ParseFile, takes it all the same.
+		if _, err := ParseFile(path); err != nil {
+			t.Errorf("ParseFile(%q): %v", c.content, err)
+		}
+	}
+}
