@@ -3,7 +3,6 @@ package worker
 import (
 	"fmt"
 	"maps"
-	"strconv"
 	"strings"
 	"time"
 
@@ -72,69 +71,62 @@ const TasksMaxPerConnectorConfig = "tasks.max.per.connector"
 // connector can use on such a host.
 const defaultTasksMaxPerConnector = 256
 
-// ParseConfig reads the worker properties.
+// ParseConfig reads the worker properties through the worker keys' spec
+// (config_spec.go); it reads the standalone keys in either mode, a
+// distributed worker leaving them at their defaults.
 func ParseConfig(props map[string]string) (*Config, error) {
 	p := maps.Clone(props)
 	if p == nil {
 		p = map[string]string{}
 	}
-	get := func(k, def string) string {
-		if v, ok := p[k]; ok {
-			return strings.TrimSpace(v)
-		}
-		return def
+	pc, err := parseSpec(standaloneSpec, p)
+	if err != nil {
+		return nil, err
 	}
 	c := &Config{Props: p}
-	if bs := get("bootstrap.servers", ""); bs != "" {
-		c.BootstrapServers = splitList(bs)
-	}
-	c.EmbeddedListen = get("embedded.kafka.listeners", defaultListen)
-	c.EmbeddedListen = strings.TrimPrefix(c.EmbeddedListen, "PLAINTEXT://")
-	c.EmbeddedDataDir = get("embedded.kafka.data.dir", defaultDataDir+"/kafka")
-	c.Listeners = splitList(get("listeners", defaultListeners))
+	c.BootstrapServers = nonEmpty(pc.List(keyBootstrapServers))
+	c.EmbeddedListen = strings.TrimPrefix(pc.String("embedded.kafka.listeners"), "PLAINTEXT://")
+	c.EmbeddedDataDir = pc.String("embedded.kafka.data.dir")
+	c.Listeners = nonEmpty(pc.List(keyListeners))
 	if len(c.Listeners) == 0 {
 		return nil, fmt.Errorf("Invalid value for configuration listeners: at least one listener is needed")
 	}
-	if err := c.parseREST(p); err != nil {
+	if err := c.parseREST(p, pc); err != nil {
 		return nil, err
 	}
-	c.AdvertisedHost = get("rest.advertised.host.name", "")
-	var err error
-	if c.AdvertisedPort, err = intProp(p, "rest.advertised.port", 0); err != nil {
-		return nil, err
+	c.AdvertisedHost = pc.String("rest.advertised.host.name")
+	c.AdvertisedPort = pc.Int("rest.advertised.port")
+	c.OffsetFile = pc.String(keyOffsetFile)
+	c.ConnectorsFile = pc.String(keyConnectorsFile)
+	if _, ok := p[keyConnectorsFile]; !ok {
+		c.ConnectorsFile = c.OffsetFile + ".connectors.json"
 	}
-	c.OffsetFile = get("offset.storage.file.filename", defaultDataDir+"/connect.offsets")
-	c.ConnectorsFile = get("connectors.storage.file.filename", c.OffsetFile+".connectors.json")
-	if c.OffsetFlush, err = msProp(p, "offset.flush.interval.ms", 60000); err != nil {
-		return nil, err
-	}
-	if c.OffsetFlushTimeout, err = msProp(p, "offset.flush.timeout.ms", 5000); err != nil {
-		return nil, err
-	}
-	if c.ShutdownTimeout, err = msProp(p, "task.shutdown.graceful.timeout.ms", 5000); err != nil {
-		return nil, err
-	}
-	if c.TasksMaxPerConnector, err = intProp(p, TasksMaxPerConnectorConfig, defaultTasksMaxPerConnector); err != nil {
-		return nil, err
-	}
-	if c.TasksMaxPerConnector < 1 {
-		return nil, fmt.Errorf("Invalid value %s for configuration %s: Value must be at least 1", p[TasksMaxPerConnectorConfig], TasksMaxPerConnectorConfig)
-	}
-	if c.TopicTracking, err = boolProp(p, "topic.tracking.enable", true); err != nil {
-		return nil, err
-	}
-	if c.TopicTrackingReset, err = boolProp(p, "topic.tracking.allow.reset", true); err != nil {
-		return nil, err
-	}
+	c.OffsetFlush = millis(pc, "offset.flush.interval.ms")
+	c.OffsetFlushTimeout = millis(pc, "offset.flush.timeout.ms")
+	c.ShutdownTimeout = millis(pc, "task.shutdown.graceful.timeout.ms")
+	c.TasksMaxPerConnector = pc.Int(TasksMaxPerConnectorConfig)
+	c.TopicTracking = pc.Bool("topic.tracking.enable")
+	c.TopicTrackingReset = pc.Bool("topic.tracking.allow.reset")
 	if v, ok := p["admin.listeners"]; ok {
 		c.AdminListeners = &v
 	}
 	for _, k := range []string{"key.converter", "value.converter"} {
 		if _, ok := p[k]; !ok {
-			p[k] = jsonConverter
+			p[k] = pc.String(k)
 		}
 	}
 	return c, nil
+}
+
+// nonEmpty drops the empty items of a list ("a,,b" is a and b).
+func nonEmpty(l []string) []string {
+	var out []string
+	for _, s := range l {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func splitList(s string) []string {
@@ -147,40 +139,9 @@ func splitList(s string) []string {
 	return out
 }
 
-func intProp(p map[string]string, k string, def int) (int, error) {
-	v, ok := p[k]
-	if !ok || strings.TrimSpace(v) == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(v))
-	if err != nil {
-		return 0, fmt.Errorf("Invalid value %s for configuration %s: Not a number of type INT", v, k)
-	}
-	return n, nil
-}
-
-func msProp(p map[string]string, k string, def int64) (time.Duration, error) {
-	v, ok := p[k]
-	if !ok {
-		return time.Duration(def) * time.Millisecond, nil
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("Invalid value %s for configuration %s: Not a number of type LONG", v, k)
-	}
-	return time.Duration(n) * time.Millisecond, nil
-}
-
-func boolProp(p map[string]string, k string, def bool) (bool, error) {
-	v, ok := p[k]
-	if !ok {
-		return def, nil
-	}
-	b, err := connect.ParseValue(k, connect.ConfigBoolean, v)
-	if err != nil {
-		return false, err
-	}
-	return b.(bool), nil
+// millis reads a LONG key of milliseconds.
+func millis(pc *connect.ParsedConfig, k string) time.Duration {
+	return time.Duration(pc.Long(k)) * time.Millisecond
 }
 
 // WithPrefix returns the properties under prefix, with it removed.

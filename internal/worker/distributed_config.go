@@ -29,87 +29,40 @@ type DistributedConfig struct {
 	AdvertisedListener         string
 }
 
-// ParseDistributedConfig reads the distributed worker keys, with Kafka
-// Connect's defaults and messages.
+// ParseDistributedConfig reads the distributed worker keys through their
+// spec (config_spec.go), with Kafka Connect's defaults and messages.
 func ParseDistributedConfig(props map[string]string) (*DistributedConfig, error) {
-	c := &DistributedConfig{}
-	required := func(k string) (string, error) {
-		v := strings.TrimSpace(props[k])
-		if _, ok := props[k]; !ok {
-			return "", fmt.Errorf("Missing required configuration %q which has no default value.", k)
-		}
-		if v == "" {
-			return "", fmt.Errorf("Invalid value  for configuration %s: String must be non-empty", k)
-		}
-		return v, nil
-	}
-	var err error
-	if c.GroupID, err = required("group.id"); err != nil {
-		return nil, err
-	}
-	if c.ConfigTopic, err = required("config.storage.topic"); err != nil {
-		return nil, err
-	}
-	if c.OffsetTopic, err = required("offset.storage.topic"); err != nil {
-		return nil, err
-	}
-	if c.StatusTopic, err = required("status.storage.topic"); err != nil {
-		return nil, err
-	}
-	for _, x := range []struct {
-		key string
-		def int
-		dst any
-	}{
-		{"config.storage.replication.factor", 3, &c.ConfigReplication},
-		{"offset.storage.replication.factor", 3, &c.OffsetReplication},
-		{"status.storage.replication.factor", 3, &c.StatusReplication},
-		{"offset.storage.partitions", 25, &c.OffsetPartitions},
-		{"status.storage.partitions", 5, &c.StatusPartitions},
-	} {
-		n, err := intProp(props, x.key, x.def)
-		if err != nil {
-			return nil, err
-		}
-		if n == 0 || n < -1 {
-			return nil, fmt.Errorf("Invalid value %d for configuration %s: must be positive, or -1 for the broker's default", n, x.key)
-		}
-		switch d := x.dst.(type) {
-		case *int16:
-			*d = int16(n)
-		case *int32:
-			*d = int32(n)
-		}
-	}
-	c.OffsetTopicConfigs = topicConfigs(props, "offset.storage.")
-	c.ConfigTopicConfigs = topicConfigs(props, "config.storage.")
-	c.StatusTopicConfigs = topicConfigs(props, "status.storage.")
-	c.Protocol = strings.ToLower(strings.TrimSpace(props["connect.protocol"]))
-	if c.Protocol == "" {
-		c.Protocol = "sessioned"
-	}
-	if c.Protocol != "eager" && c.Protocol != "compatible" && c.Protocol != "sessioned" {
-		return nil, fmt.Errorf("Invalid value %s for configuration connect.protocol: String must be one of: eager, compatible, sessioned", props["connect.protocol"])
-	}
-	for _, x := range []struct {
-		key string
-		def int64
-		dst *time.Duration
-	}{
-		{"session.timeout.ms", 10000, &c.SessionTimeout},
-		{"heartbeat.interval.ms", 3000, &c.HeartbeatInterval},
-		{"rebalance.timeout.ms", 60000, &c.RebalanceTimeout},
-		{"scheduled.rebalance.max.delay.ms", 300000, &c.ScheduledRebalanceMaxDelay},
-		{"worker.sync.timeout.ms", 3000, &c.WorkerSyncTimeout},
-		{"inter.worker.key.ttl.ms", 3600000, &c.KeyTTL},
-	} {
-		if *x.dst, err = msProp(props, x.key, x.def); err != nil {
-			return nil, err
-		}
-	}
-	c.AdvertisedListener = strings.TrimSpace(props["rest.advertised.listener"])
+	// Checked first, so that a key size that is not even a number gets
+	// the message saying what connectd takes.
 	if err := refuseOtherSignatures(props); err != nil {
 		return nil, err
+	}
+	pc, err := parseSpec(distributedDef, props)
+	if err != nil {
+		return nil, err
+	}
+	c := &DistributedConfig{
+		GroupID:            pc.String("group.id"),
+		ConfigTopic:        pc.String("config.storage.topic"),
+		OffsetTopic:        pc.String("offset.storage.topic"),
+		StatusTopic:        pc.String("status.storage.topic"),
+		ConfigReplication:  int16(pc.Int("config.storage.replication.factor")),
+		OffsetReplication:  int16(pc.Int("offset.storage.replication.factor")),
+		StatusReplication:  int16(pc.Int("status.storage.replication.factor")),
+		OffsetPartitions:   int32(pc.Int("offset.storage.partitions")),
+		StatusPartitions:   int32(pc.Int("status.storage.partitions")),
+		OffsetTopicConfigs: topicConfigs(props, "offset.storage."),
+		ConfigTopicConfigs: topicConfigs(props, "config.storage."),
+		StatusTopicConfigs: topicConfigs(props, "status.storage."),
+		Protocol:           strings.ToLower(pc.String(keyConnectProtocol)),
+
+		SessionTimeout:             millis(pc, "session.timeout.ms"),
+		HeartbeatInterval:          millis(pc, "heartbeat.interval.ms"),
+		RebalanceTimeout:           millis(pc, "rebalance.timeout.ms"),
+		ScheduledRebalanceMaxDelay: millis(pc, "scheduled.rebalance.max.delay.ms"),
+		WorkerSyncTimeout:          millis(pc, "worker.sync.timeout.ms"),
+		KeyTTL:                     millis(pc, "inter.worker.key.ttl.ms"),
+		AdvertisedListener:         strings.TrimSpace(props["rest.advertised.listener"]),
 	}
 	return c, nil
 }

@@ -10,9 +10,9 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
+
+	"github.com/connectd/connectd/connect"
 )
 
 // REST server limits, connectd's own keys (Kafka Connect has none: Jetty
@@ -23,8 +23,9 @@ const (
 	keyRESTMaxConnections  = "rest.max.connections"
 )
 
-// parseREST reads the REST keys into c. It runs after c.Listeners is set.
-func (c *Config) parseREST(p map[string]string) error {
+// parseREST reads the REST keys into c, from the props as given (p) and
+// as parsed (pc). It runs after c.Listeners is set.
+func (c *Config) parseREST(p map[string]string, pc *connect.ParsedConfig) error {
 	addrs := make([]string, 0, len(c.Listeners))
 	for _, l := range c.Listeners {
 		addr, err := listenAddr(l)
@@ -37,20 +38,9 @@ func (c *Config) parseREST(p map[string]string) error {
 	if err := refuseRESTProtections(p); err != nil {
 		return err
 	}
-	var err error
-	if c.RESTMaxRequestBytes, err = positiveProp(p, keyRESTMaxRequestBytes); err != nil {
-		return err
-	}
-	ms, err := positiveProp(p, keyRESTBodyTimeout)
-	if err != nil {
-		return err
-	}
-	c.RESTBodyTimeout = time.Duration(ms) * time.Millisecond
-	n, err := positiveProp(p, keyRESTMaxConnections)
-	if err != nil {
-		return err
-	}
-	c.RESTMaxConnections = int(min(n, 1<<20))
+	c.RESTMaxRequestBytes = pc.Long(keyRESTMaxRequestBytes)
+	c.RESTBodyTimeout = millis(pc, keyRESTBodyTimeout)
+	c.RESTMaxConnections = int(min(pc.Long(keyRESTMaxConnections), 1<<20))
 	return nil
 }
 
@@ -127,21 +117,4 @@ func firstWithPrefix(p map[string]string, prefix string) string {
 		return ""
 	}
 	return slices.Min(keys)
-}
-
-// positiveProp reads an optional LONG key that must be at least 1; unset
-// gives 0, for the REST server's default.
-func positiveProp(p map[string]string, k string) (int64, error) {
-	v, ok := p[k]
-	if !ok {
-		return 0, nil
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("Invalid value %s for configuration %s: Not a number of type LONG", v, k)
-	}
-	if n < 1 {
-		return 0, fmt.Errorf("Invalid value %s for configuration %s: Value must be at least 1", v, k)
-	}
-	return n, nil
 }
