@@ -56,6 +56,18 @@ const (
 	scramLoginModule = "org.apache.kafka.common.security.scram.ScramLoginModule"
 )
 
+// Keys are the keys ConnOptions reads, as Kafka's clients name them, so
+// that a worker's config spec can declare them without parsing them.
+func Keys() []string {
+	return []string{
+		keySecurityProtocol,
+		keyTruststoreType, keyTruststoreLocation, keyTruststoreCerts, keyTruststorePassword,
+		keyKeystoreType, keyKeystoreLocation, keyKeystoreChain, keyKeystoreKey, keyKeystorePassword, keyKeyPassword,
+		keyEndpointIdentication,
+		keySASLMechanism, keySASLJAASConfig,
+	}
+}
+
 // hidden stands for the value of a Password-typed key in error messages,
 // as Java's Password.toString does.
 const hidden = "[hidden]"

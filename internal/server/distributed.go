@@ -42,6 +42,8 @@ type Distributed struct {
 // continues in the background (GET /health says "starting" until the
 // first assignment).
 func StartDistributed(ctx context.Context, props map[string]string, plugins []connect.Plugin, loggers *logging.Registry) (*Distributed, error) {
+	// Before parsing, so that a typo that makes the config fail is named.
+	worker.LogUnknownKeys(loggers.Logger(worker.ConfigLogger), props, worker.Distributed)
 	cfg, err := worker.ParseConfig(props)
 	if err != nil {
 		return nil, err

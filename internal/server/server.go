@@ -46,6 +46,8 @@ type Standalone struct {
 // REST API answers from the moment its listeners are bound (GET /health
 // says "starting" until the connectors are created).
 func StartStandalone(ctx context.Context, props map[string]string, connectors []herder.StoredConnector, plugins []connect.Plugin, loggers *logging.Registry) (*Standalone, error) {
+	// Before parsing, so that a typo that makes the config fail is named.
+	worker.LogUnknownKeys(loggers.Logger(worker.ConfigLogger), props, worker.Standalone)
 	cfg, err := worker.ParseConfig(props)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/internal/kafkasec"
 )
 
 // Mode is the kind of worker a key is for.
@@ -188,13 +189,7 @@ var distributedDef = connect.NewConfigDef().
 // clients, read as Kafka's clients read them by ConnOptions (where their
 // parsing and checks live), top-level and under producer., consumer. and
 // admin.
-var securityKeys = []string{
-	keySecurityProtocol,
-	keyTruststoreType, keyTruststoreLocation, keyTruststoreCerts, keyTruststorePassword,
-	keyKeystoreType, keyKeystoreLocation, keyKeystoreChain, keyKeystoreKey, keyKeystorePassword, keyKeyPassword,
-	keyEndpointIdentication,
-	keySASLMechanism, keySASLJAASConfig,
-}
+var securityKeys = kafkasec.Keys()
 
 // unusedKey is a key Kafka's worker knows that connectd takes without
 // using it, and why: the worker logs that reason when the key is set.
@@ -233,33 +228,33 @@ var unusedKeys = []unusedKey{
 	{"ssl.trustmanager.algorithm", Both, whyGoTLS},
 	{"ssl.secure.random.implementation", Both, whyGoTLS},
 	{"ssl.engine.factory.class", Both, whyGoTLS},
-	{"sasl.client.callback.handler.class", Distributed, whySASL},
-	{"sasl.login.callback.handler.class", Distributed, whySASL},
-	{"sasl.login.class", Distributed, whySASL},
-	{"sasl.kerberos.service.name", Distributed, whySASL},
-	{"sasl.kerberos.kinit.cmd", Distributed, whySASL},
-	{"sasl.kerberos.ticket.renew.window.factor", Distributed, whySASL},
-	{"sasl.kerberos.ticket.renew.jitter", Distributed, whySASL},
-	{"sasl.kerberos.min.time.before.relogin", Distributed, whySASL},
-	{"sasl.login.refresh.window.factor", Distributed, whySASL},
-	{"sasl.login.refresh.window.jitter", Distributed, whySASL},
-	{"sasl.login.refresh.min.period.seconds", Distributed, whySASL},
-	{"sasl.login.refresh.buffer.seconds", Distributed, whySASL},
-	{"sasl.login.connect.timeout.ms", Distributed, whySASL},
-	{"sasl.login.read.timeout.ms", Distributed, whySASL},
-	{"sasl.login.retry.backoff.ms", Distributed, whySASL},
-	{"sasl.login.retry.backoff.max.ms", Distributed, whySASL},
-	{"sasl.oauthbearer.scope.claim.name", Distributed, whySASL},
-	{"sasl.oauthbearer.sub.claim.name", Distributed, whySASL},
-	{"sasl.oauthbearer.token.endpoint.url", Distributed, whySASL},
-	{"sasl.oauthbearer.jwks.endpoint.url", Distributed, whySASL},
-	{"sasl.oauthbearer.jwks.endpoint.refresh.ms", Distributed, whySASL},
-	{"sasl.oauthbearer.jwks.endpoint.retry.backoff.ms", Distributed, whySASL},
-	{"sasl.oauthbearer.jwks.endpoint.retry.backoff.max.ms", Distributed, whySASL},
-	{"sasl.oauthbearer.clock.skew.seconds", Distributed, whySASL},
-	{"sasl.oauthbearer.expected.audience", Distributed, whySASL},
-	{"sasl.oauthbearer.expected.issuer", Distributed, whySASL},
-	{"sasl.oauthbearer.header.urlencode", Distributed, whySASL},
+	{"sasl.client.callback.handler.class", Both, whySASL},
+	{"sasl.login.callback.handler.class", Both, whySASL},
+	{"sasl.login.class", Both, whySASL},
+	{"sasl.kerberos.service.name", Both, whySASL},
+	{"sasl.kerberos.kinit.cmd", Both, whySASL},
+	{"sasl.kerberos.ticket.renew.window.factor", Both, whySASL},
+	{"sasl.kerberos.ticket.renew.jitter", Both, whySASL},
+	{"sasl.kerberos.min.time.before.relogin", Both, whySASL},
+	{"sasl.login.refresh.window.factor", Both, whySASL},
+	{"sasl.login.refresh.window.jitter", Both, whySASL},
+	{"sasl.login.refresh.min.period.seconds", Both, whySASL},
+	{"sasl.login.refresh.buffer.seconds", Both, whySASL},
+	{"sasl.login.connect.timeout.ms", Both, whySASL},
+	{"sasl.login.read.timeout.ms", Both, whySASL},
+	{"sasl.login.retry.backoff.ms", Both, whySASL},
+	{"sasl.login.retry.backoff.max.ms", Both, whySASL},
+	{"sasl.oauthbearer.scope.claim.name", Both, whySASL},
+	{"sasl.oauthbearer.sub.claim.name", Both, whySASL},
+	{"sasl.oauthbearer.token.endpoint.url", Both, whySASL},
+	{"sasl.oauthbearer.jwks.endpoint.url", Both, whySASL},
+	{"sasl.oauthbearer.jwks.endpoint.refresh.ms", Both, whySASL},
+	{"sasl.oauthbearer.jwks.endpoint.retry.backoff.ms", Both, whySASL},
+	{"sasl.oauthbearer.jwks.endpoint.retry.backoff.max.ms", Both, whySASL},
+	{"sasl.oauthbearer.clock.skew.seconds", Both, whySASL},
+	{"sasl.oauthbearer.expected.audience", Both, whySASL},
+	{"sasl.oauthbearer.expected.issuer", Both, whySASL},
+	{"sasl.oauthbearer.header.urlencode", Both, whySASL},
 	{"worker.unsync.backoff.ms", Distributed, "a connectd worker behind the config topic rejoins at once rather than backing off"},
 	{"metadata.max.age.ms", Distributed, whyGroupCl},
 	{"request.timeout.ms", Distributed, whyGroupCl},

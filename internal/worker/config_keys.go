@@ -1,0 +1,128 @@
+package worker
+
+import (
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/connectd/connectd/connect"
+)
+
+// ConfigLogger is the logger worker keys are reported on: Kafka's
+// AbstractConfig's, which logs the keys a worker does not know.
+const ConfigLogger = "org.apache.kafka.common.config.AbstractConfig"
+
+// LogUnknownKeys logs at WARN each key of a mode worker's props that it
+// does not know, with Kafka's message, naming the known key it is likely a
+// typo of (or the mode whose key it is); and each key Kafka knows that
+// connectd takes without using it, saying why.
+func LogUnknownKeys(log *slog.Logger, props map[string]string, mode Mode) {
+	for _, k := range slices.Sorted(maps.Keys(props)) {
+		known, why := lookupKey(k, mode)
+		if known {
+			if why != "" {
+				log.Warn(fmt.Sprintf("The configuration '%s' was supplied but connectd does not use it: %s.", k, why))
+			}
+			continue
+		}
+		msg := fmt.Sprintf("The configuration '%s' was supplied but isn't a known config.", k)
+		other := Distributed
+		if mode == Distributed {
+			other = Standalone
+		}
+		if ok, _ := lookupKey(k, other); ok {
+			msg += fmt.Sprintf(" It is a %s worker's key.", other)
+		} else if s := suggestKey(k, mode); s != "" {
+			msg += fmt.Sprintf(" Did you mean '%s'?", s)
+		}
+		log.Warn(msg)
+	}
+}
+
+func (m Mode) covers(mode Mode) bool { return m == Both || m == mode }
+
+// modeDef is what a mode worker declares beyond commonDef.
+func modeDef(mode Mode) *connect.ConfigDef {
+	if mode == Distributed {
+		return distributedDef
+	}
+	return standaloneDef
+}
+
+// lookupKey says whether a mode worker knows k, and, if it takes k
+// without using it, why.
+func lookupKey(k string, mode Mode) (known bool, why string) {
+	if commonDef.Key(k) != nil || modeDef(mode).Key(k) != nil || slices.Contains(securityKeys, k) {
+		return true, ""
+	}
+	for _, u := range unusedKeys {
+		if u.name == k && u.modes.covers(mode) {
+			return true, u.why
+		}
+	}
+	for _, f := range keyFamilies {
+		if strings.HasPrefix(k, f.prefix) && f.modes.covers(mode) {
+			return true, f.why
+		}
+	}
+	return false, ""
+}
+
+// suggestKey returns the key of a mode worker that k is likely a typo of:
+// the nearest within two edits, or one with the same words in another
+// order; "" if none is.
+func suggestKey(k string, mode Mode) string {
+	names := slices.Clone(securityKeys)
+	for _, d := range []*connect.ConfigDef{commonDef, modeDef(mode)} {
+		for _, key := range d.Keys() {
+			names = append(names, key.Name)
+		}
+	}
+	for _, u := range unusedKeys {
+		if u.modes.covers(mode) {
+			names = append(names, u.name)
+		}
+	}
+	slices.Sort(names)
+	words := sortedWords(k)
+	best, bestDist := "", 3
+	for _, n := range names {
+		if slices.Equal(sortedWords(n), words) {
+			return n
+		}
+		if d := editDistance(k, n); d < bestDist {
+			best, bestDist = n, d
+		}
+	}
+	return best
+}
+
+func sortedWords(k string) []string {
+	w := strings.Split(k, ".")
+	slices.Sort(w)
+	return w
+}
+
+// editDistance is the Levenshtein distance of a and b, in bytes (keys are
+// ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
