@@ -119,7 +119,7 @@ func Command(plugins []connect.Plugin) (*cobra.Command, func()) {
 	// way (bench/pgo.sh makes cmd/connectd/default.pgo from them).
 	cmd.PersistentFlags().StringVar(&profilePath, "cpuprofile", "",
 		"write a CPU profile (pprof) of the whole run to this file")
-	cmd.AddCommand(standaloneCmd(plugins), distributedCmd(plugins), kafkaCmd())
+	cmd.AddCommand(standaloneCmd(plugins), distributedCmd(plugins), kafkaCmd(), configCmd())
 	return cmd, func() {
 		if profile != nil {
 			pprof.StopCPUProfile()

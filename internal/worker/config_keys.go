@@ -126,3 +126,52 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// KeyDoc describes a worker key, or a family of keys, for `connectd config`.
+type KeyDoc struct {
+	// Name is the key, or for a family its prefix followed by "*".
+	Name  string
+	Modes Mode
+	// Type is the ConfigDef type; "" for a key whose parsing is not in the
+	// spec (the security keys) and for families.
+	Type connect.ConfigType
+	// Default is what an unset key means, nil for none; Required says
+	// that it must be set.
+	Default  *string
+	Required bool
+	Doc      string
+}
+
+// Keys lists every worker key and family connectd knows, by name, from
+// the spec that parses them.
+func Keys() []KeyDoc {
+	var out []KeyDoc
+	for _, d := range []struct {
+		def   *connect.ConfigDef
+		modes Mode
+	}{{commonDef, Both}, {standaloneDef, Standalone}, {distributedDef, Distributed}} {
+		for _, k := range d.def.Keys() {
+			doc := KeyDoc{Name: k.Name, Modes: d.modes, Type: k.Type, Required: k.Required, Doc: k.Doc}
+			if k.Default != nil {
+				doc.Default = connect.FormatValue(k.Default)
+			}
+			out = append(out, doc)
+		}
+	}
+	for _, k := range securityKeys {
+		out = append(out, KeyDoc{Name: k, Modes: Both,
+			Doc: "Connection security of the worker's Kafka clients, read as Kafka's clients read it (PEM stores only; SASL PLAIN and SCRAM only); also under producer., consumer. and admin."})
+	}
+	for _, u := range unusedKeys {
+		out = append(out, KeyDoc{Name: u.name, Modes: u.modes, Doc: "Kafka's; not used: " + u.why + "."})
+	}
+	for _, f := range keyFamilies {
+		doc := f.doc
+		if f.why != "" {
+			doc += " Not used: " + f.why + "."
+		}
+		out = append(out, KeyDoc{Name: f.prefix + "*", Modes: f.modes, Doc: doc})
+	}
+	slices.SortFunc(out, func(a, b KeyDoc) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
