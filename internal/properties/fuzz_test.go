@@ -44,6 +44,16 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
+		// The strict reading of a worker's file refuses, with a line, or
+		// reads exactly what Java's loader does.
+		strict, err := parseBytes(data, true)
+		var se *SyntaxError
+		switch {
+		case err == nil && !maps.Equal(strict, m):
+			t.Fatalf("strict reading differs\n got %q\nwant %q", strict, m)
+		case err != nil && (!errors.As(err, &se) || se.Line < 1):
+			t.Fatalf("strict error %v is not a *SyntaxError with a line", err)
+		}
 		// Store writes what Parse reads back unchanged.
 		var buf bytes.Buffer
 		if err := Store(&buf, m); err != nil {
