@@ -63,7 +63,8 @@ func TestStandaloneLogsUnknownKeys(t *testing.T) {
 	}
 }
 
-// A distributed worker names a typo of the key it then misses.
+// A distributed worker names a typo of the key it then misses, and a
+// standalone key even under a prefix of its own.
 func TestDistributedLogsUnknownKeys(t *testing.T) {
 	var log servertest.SyncBuffer
 	_, err := StartDistributed(context.Background(), map[string]string{
@@ -74,7 +75,8 @@ func TestDistributedLogsUnknownKeys(t *testing.T) {
 		t.Fatalf("got %v, want group.id missing", err)
 	}
 	got := warnings(log.String())
-	if len(got) != 1 || !strings.Contains(got[0], `msg="The configuration 'group.idd' was supplied but isn't a known config. Did you mean 'group.id'?"`) {
+	if len(got) != 2 || !strings.Contains(got[0], `msg="The configuration 'group.idd' was supplied but isn't a known config. Did you mean 'group.id'?"`) ||
+		!strings.Contains(got[1], `msg="The configuration 'offset.storage.file.filename' was supplied but isn't a known config. It is a standalone worker's key."`) {
 		t.Errorf("warnings: %q", got)
 	}
 }

@@ -28,10 +28,7 @@ func LogUnknownKeys(log *slog.Logger, props map[string]string, mode Mode) {
 			continue
 		}
 		msg := fmt.Sprintf("The configuration '%s' was supplied but isn't a known config.", k)
-		other := Distributed
-		if mode == Distributed {
-			other = Standalone
-		}
+		other := otherMode(mode)
 		if ok, _ := lookupKey(k, other); ok {
 			msg += fmt.Sprintf(" It is a %s worker's key.", other)
 		} else if s := suggestKey(k, mode); s != "" {
@@ -39,6 +36,13 @@ func LogUnknownKeys(log *slog.Logger, props map[string]string, mode Mode) {
 		}
 		log.Warn(msg)
 	}
+}
+
+func otherMode(mode Mode) Mode {
+	if mode == Distributed {
+		return Standalone
+	}
+	return Distributed
 }
 
 func (m Mode) covers(mode Mode) bool { return m == Both || m == mode }
@@ -61,6 +65,11 @@ func lookupKey(k string, mode Mode) (known bool, why string) {
 		if u.name == k && u.modes.covers(mode) {
 			return true, u.why
 		}
+	}
+	// offset.storage.file.filename is a standalone key, not a setting of
+	// the distributed worker's offsets topic.
+	if modeDef(otherMode(mode)).Key(k) != nil {
+		return false, ""
 	}
 	for _, f := range keyFamilies {
 		if strings.HasPrefix(k, f.prefix) && f.modes.covers(mode) {
