@@ -2,6 +2,9 @@ package connectd
 
 import (
 	"bytes"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -37,5 +40,24 @@ func TestConfigCommand(t *testing.T) {
 	}
 	if strings.Count(got, "\n\n") < 100 {
 		t.Errorf("only %d keys listed", strings.Count(got, "\n\n"))
+	}
+}
+
+// A worker file that is not a properties file stops either worker before
+// it starts, naming the file and the line.
+func TestWorkerFileNotProperties(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "worker.json")
+	if err := os.WriteFile(path, []byte("{\n  \"bootstrap.servers\": \"x:9092\"\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"standalone", "distributed"} {
+		cmd, stop := root()
+		cmd.SetArgs([]string{mode, path})
+		cmd.SetErr(io.Discard)
+		err := cmd.Execute()
+		stop()
+		if want := path + `: line 1: not a properties file: "{" is not a config key`; err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: got %v, want %s", mode, err, want)
+		}
 	}
 }
