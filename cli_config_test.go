@@ -51,7 +51,7 @@ func TestWorkerFileNotProperties(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, mode := range []string{"standalone", "distributed"} {
-		cmd, stop := root()
+		cmd, stop := Command(Builtin())
 		cmd.SetArgs([]string{mode, path})
 		cmd.SetErr(io.Discard)
 		err := cmd.Execute()

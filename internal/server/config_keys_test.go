@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/connectd/connectd/internal/builtin"
 	"github.com/connectd/connectd/internal/logging"
 	"github.com/connectd/connectd/internal/servertest"
 )
@@ -40,7 +41,7 @@ func TestStandaloneLogsUnknownKeys(t *testing.T) {
 		"garbage":                      "",
 		"group.id":                     "connect-cluster",
 		"plugin.path":                  "/usr/share/java",
-	}, nil, logging.NewRegistry(&log))
+	}, nil, builtin.Plugins(), logging.NewRegistry(&log))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func TestDistributedLogsUnknownKeys(t *testing.T) {
 	_, err := StartDistributed(context.Background(), map[string]string{
 		"group.idd": "g", "config.storage.topic": "c", "offset.storage.topic": "o", "status.storage.topic": "s",
 		"offset.storage.min.insync.replicas": "1", "offset.storage.file.filename": "/tmp/x",
-	}, logging.NewRegistry(&log))
+	}, builtin.Plugins(), logging.NewRegistry(&log))
 	if err == nil || !strings.Contains(err.Error(), `"group.id"`) {
 		t.Fatalf("got %v, want group.id missing", err)
 	}
