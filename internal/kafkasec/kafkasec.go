@@ -27,6 +27,7 @@ import (
 	"net"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -51,6 +52,9 @@ const (
 	keyEndpointIdentication = "ssl.endpoint.identification.algorithm"
 	keySASLMechanism        = "sasl.mechanism"
 	keySASLJAASConfig       = "sasl.jaas.config"
+	keySSLProtocol          = "ssl.protocol"
+	keyEnabledProtocols     = "ssl.enabled.protocols"
+	keyCipherSuites         = "ssl.cipher.suites"
 
 	plainLoginModule = "org.apache.kafka.common.security.plain.PlainLoginModule"
 	scramLoginModule = "org.apache.kafka.common.security.scram.ScramLoginModule"
@@ -63,7 +67,7 @@ func Keys() []string {
 		keySecurityProtocol,
 		keyTruststoreType, keyTruststoreLocation, keyTruststoreCerts, keyTruststorePassword,
 		keyKeystoreType, keyKeystoreLocation, keyKeystoreChain, keyKeystoreKey, keyKeystorePassword, keyKeyPassword,
-		keyEndpointIdentication,
+		keyEndpointIdentication, keySSLProtocol, keyEnabledProtocols, keyCipherSuites,
 		keySASLMechanism, keySASLJAASConfig,
 	}
 }
@@ -151,9 +155,9 @@ func tlsConfig(p secProps) (*tls.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := &tls.Config{
-		MinVersion: tls.VersionTLS12, // Kafka's default ssl.enabled.protocols: TLSv1.2,TLSv1.3
-		RootCAs:    roots,            // nil: the system roots
+	cfg := &tls.Config{RootCAs: roots} // nil: the system roots
+	if err := tlsVersions(p, cfg); err != nil {
+		return nil, err
 	}
 	if cert != nil {
 		// One configured certificate: send it whenever the broker asks,
@@ -193,6 +197,91 @@ func tlsConfig(p secProps) (*tls.Config, error) {
 			`must be https (verify the broker's hostname) or empty (do not verify it)`)
 	}
 	return cfg, nil
+}
+
+// tlsVersions sets the TLS versions and cipher suites that
+// ssl.enabled.protocols, ssl.protocol and ssl.cipher.suites leave, as a
+// Java client would negotiate them, or refuses what Go's TLS cannot
+// honour: a narrower setting is a protection, never to be widened in
+// silence.
+func tlsVersions(p secProps, cfg *tls.Config) error {
+	versions := map[string]uint16{"TLSv1.2": tls.VersionTLS12, "TLSv1.3": tls.VersionTLS13}
+	enabled := "TLSv1.2,TLSv1.3" // Kafka's default
+	if v, ok := p.lookup(keyEnabledProtocols); ok && v != "" {
+		enabled = v
+	}
+	for _, name := range strings.Split(enabled, ",") {
+		name = strings.TrimSpace(name)
+		v, ok := versions[name]
+		if !ok {
+			return invalidValue(keyEnabledProtocols, enabled, fmt.Sprintf("connectd's Kafka clients speak TLSv1.2 and TLSv1.3 only, not %s", name))
+		}
+		if cfg.MinVersion == 0 || v < cfg.MinVersion {
+			cfg.MinVersion = v
+		}
+		cfg.MaxVersion = max(cfg.MaxVersion, v)
+	}
+	// ssl.protocol names the SSLContext: TLSv1.2 keeps a client from
+	// TLSv1.3 whatever ssl.enabled.protocols says; TLSv1.3 (Kafka's
+	// default) and TLS add nothing to it.
+	switch proto := p.get(keySSLProtocol); proto {
+	case "", "TLS", "TLSv1.3":
+	case "TLSv1.2":
+		cfg.MaxVersion = tls.VersionTLS12
+	default:
+		return invalidValue(keySSLProtocol, proto, "connectd's Kafka clients take TLSv1.2, TLSv1.3 or TLS")
+	}
+	if err := cipherSuites(p, cfg); err != nil {
+		return err
+	}
+	if cfg.MinVersion > cfg.MaxVersion {
+		return fmt.Errorf("Invalid value for configuration %s: with %s=%s and %s=%s no TLS version is left",
+			keyEnabledProtocols, keySSLProtocol, p.get(keySSLProtocol), keyEnabledProtocols, enabled)
+	}
+	return nil
+}
+
+// cipherSuites applies ssl.cipher.suites, IANA names as Java takes them.
+// TLS 1.2 suites are Go's to choose among; TLS 1.3's are not (Go enables
+// all three), so a list naming some of them but not all is refused, and
+// a list naming none keeps the client from TLS 1.3, as it would in Java.
+// Likewise a list of TLS 1.3 suites only keeps it from TLS 1.2.
+func cipherSuites(p secProps, cfg *tls.Config) error {
+	list := p.get(keyCipherSuites)
+	if list == "" {
+		return nil
+	}
+	byName := map[string]*tls.CipherSuite{}
+	var tls13 []string
+	for _, cs := range tls.CipherSuites() {
+		byName[cs.Name] = cs
+		if slices.Equal(cs.SupportedVersions, []uint16{tls.VersionTLS13}) {
+			tls13 = append(tls13, cs.Name)
+		}
+	}
+	var named13 int
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		cs, ok := byName[name]
+		switch {
+		case !ok:
+			return invalidValue(keyCipherSuites, list, fmt.Sprintf("%s is not a cipher suite connectd's Kafka clients offer", name))
+		case slices.Contains(tls13, name):
+			named13++
+		default:
+			cfg.CipherSuites = append(cfg.CipherSuites, cs.ID)
+		}
+	}
+	if named13 > 0 && named13 < len(tls13) && cfg.MaxVersion == tls.VersionTLS13 {
+		return invalidValue(keyCipherSuites, list, "TLS 1.3 cipher suites can be taken all ("+strings.Join(tls13, ", ")+") or none, not some")
+	}
+	if named13 == 0 {
+		cfg.MaxVersion = min(cfg.MaxVersion, tls.VersionTLS12)
+	}
+	if len(cfg.CipherSuites) == 0 {
+		cfg.MinVersion = max(cfg.MinVersion, tls.VersionTLS13)
+	}
+	return nil
 }
 
 // storeType checks ssl.truststore.type or ssl.keystore.type: PEM or

@@ -842,3 +842,57 @@ func TestConnOptionsDial(t *testing.T) {
 }
 
 // enable.metrics.push=false keeps a client from asking the broker for a
+
+// ssl.enabled.protocols, ssl.protocol and ssl.cipher.suites narrow what
+// a client negotiates, as in Java, against a real TLS broker; what Go's
+// TLS cannot honour is refused, naming the key.
+func TestSSLProtocolsAndCipherSuites(t *testing.T) {
+	ca := newCA(t, "test-ca")
+	caFile := writeFile(t, "ca.pem", ca.pem)
+	ssl := func(kv ...string) map[string]string {
+		m := map[string]string{"security.protocol": "SSL", "ssl.truststore.location": caFile}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return m
+	}
+	// A broker of TLS 1.2 with one cipher suite.
+	tls12 := ca.serverTLS(t, "localhost")
+	tls12.MaxVersion = tls.VersionTLS12
+	tls12.CipherSuites = []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256}
+	seeds12 := newCluster(t, kfake.TLS(tls12))
+	// A broker of TLS 1.3 alone.
+	tls13 := ca.serverTLS(t, "localhost")
+	tls13.MinVersion = tls.VersionTLS13
+	seeds13 := newCluster(t, kfake.TLS(tls13))
+
+	roundTrip(t, seeds12, ssl())
+	roundTrip(t, seeds13, ssl())
+	roundTrip(t, seeds12, ssl("ssl.enabled.protocols", "TLSv1.2", "ssl.cipher.suites", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"))
+	roundTrip(t, seeds13, ssl("ssl.cipher.suites", "TLS_AES_128_GCM_SHA256,TLS_AES_256_GCM_SHA384,TLS_CHACHA20_POLY1305_SHA256"))
+	wantConnectErr(t, seeds12, ssl("ssl.enabled.protocols", "TLSv1.3"), "protocol version")
+	wantConnectErr(t, seeds13, ssl("ssl.protocol", "TLSv1.2"), "protocol version")
+	wantConnectErr(t, seeds12, ssl("ssl.cipher.suites", "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384"), "handshake failure")
+	// Only TLS 1.2 suites listed: no TLS 1.3, as in Java.
+	wantConnectErr(t, seeds13, ssl("ssl.cipher.suites", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"), "protocol version")
+
+	for _, c := range []struct {
+		props map[string]string
+		want  string
+	}{
+		{ssl("ssl.enabled.protocols", "TLSv1.1,TLSv1.2"),
+			"Invalid value TLSv1.1,TLSv1.2 for configuration ssl.enabled.protocols: connectd's Kafka clients speak TLSv1.2 and TLSv1.3 only, not TLSv1.1"},
+		{ssl("ssl.protocol", "SSLv3"),
+			"Invalid value SSLv3 for configuration ssl.protocol: connectd's Kafka clients take TLSv1.2, TLSv1.3 or TLS"},
+		{ssl("ssl.protocol", "TLSv1.2", "ssl.enabled.protocols", "TLSv1.3"),
+			"Invalid value for configuration ssl.enabled.protocols: with ssl.protocol=TLSv1.2 and ssl.enabled.protocols=TLSv1.3 no TLS version is left"},
+		{ssl("ssl.cipher.suites", "TLS_RSA_WITH_RC4_128_SHA"),
+			"Invalid value TLS_RSA_WITH_RC4_128_SHA for configuration ssl.cipher.suites: TLS_RSA_WITH_RC4_128_SHA is not a cipher suite connectd's Kafka clients offer"},
+		{ssl("ssl.cipher.suites", "TLS_AES_128_GCM_SHA256"),
+			"Invalid value TLS_AES_128_GCM_SHA256 for configuration ssl.cipher.suites: TLS 1.3 cipher suites can be taken all (TLS_AES_128_GCM_SHA256, TLS_AES_256_GCM_SHA384, TLS_CHACHA20_POLY1305_SHA256) or none, not some"},
+	} {
+		if _, err := ConnOptions(c.props, nil); err == nil || err.Error() != c.want {
+			t.Errorf("ConnOptions(%v): %v\nwant %s", c.props, err, c.want)
+		}
+	}
+}

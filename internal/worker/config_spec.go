@@ -200,7 +200,7 @@ type unusedKey struct {
 }
 
 const (
-	whyGoTLS      = "connectd's Kafka clients use Go's TLS (TLS 1.2 and 1.3, Go's cipher suites and key managers)"
+	whyGoTLS      = "connectd's Kafka clients use Go's TLS: its provider, key and trust managers and random source"
 	whySASL       = "connectd's Kafka clients take the credentials of sasl.jaas.config for PLAIN and SCRAM only"
 	whyGroupCl    = "connectd's group member and internal clients keep franz-go's settings for it"
 	whyMetrics    = "connectd has no JMX or other metrics reporters"
@@ -220,10 +220,7 @@ var unusedKeys = []unusedKey{
 	{"metrics.recording.level", Both, whyMetrics},
 	{"metric.reporters", Both, whyMetrics},
 	{"auto.include.jmx.reporter", Both, whyMetrics},
-	{"ssl.protocol", Both, whyGoTLS},
 	{"ssl.provider", Both, whyGoTLS},
-	{"ssl.cipher.suites", Both, whyGoTLS},
-	{"ssl.enabled.protocols", Both, whyGoTLS},
 	{"ssl.keymanager.algorithm", Both, whyGoTLS},
 	{"ssl.trustmanager.algorithm", Both, whyGoTLS},
 	{"ssl.secure.random.implementation", Both, whyGoTLS},
