@@ -98,6 +98,16 @@ type dconn struct {
 type dtask struct {
 	t      *worker.Task
 	config map[string]string
+	paused bool // as the herder last told the task
+}
+
+func (dt *dtask) setPaused(paused bool) {
+	if paused {
+		dt.t.Pause()
+	} else {
+		dt.t.Resume()
+	}
+	dt.paused = paused
 }
 
 // ConfigStore is the config topic as the distributed herder uses it.
@@ -451,112 +461,6 @@ func (h *Distributed) putTaskStatus(id client.TaskID, state, trace string, safe 
 
 // ---- reconcile -------------------------------------------------------------
 
-// reconcile makes what runs here match the assignment and the config
-// topic: connectors and tasks start, stop, pause, resume or restart with
-// new configs, and connectors whose task configs changed send them to the
-// leader.
-func (h *Distributed) reconcile(ctx context.Context) {
-	snap := h.store.Snapshot()
-	h.mu.Lock()
-	defer h.mu.Unlock()
-
-	// Tasks first: those no longer owned or configured stop before their
-	// connector might.
-	stopped := h.stopTasksLocked(func(id client.TaskID) bool {
-		if !h.ownedTasks[id] {
-			return true
-		}
-		cfgs := snap.Tasks[id.Connector]
-		return id.Task >= len(cfgs) || !maps.Equal(h.tasks[id].config, cfgs[id.Task])
-	})
-	h.sweepStatusesLocked(ctx, snap, stopped)
-	for id := range h.ownedTasks {
-		cfgs, ok := snap.Tasks[id.Connector]
-		if _, exists := snap.Connectors[id.Connector]; !exists || !ok || id.Task >= len(cfgs) {
-			continue
-		}
-		target := snap.target(id.Connector)
-		if dt := h.tasks[id]; dt != nil {
-			if target == Paused {
-				dt.t.Pause()
-			} else {
-				dt.t.Resume()
-			}
-			continue
-		}
-		if target == Stopped {
-			continue
-		}
-		// Task sets written by another worker (an older or Java one, or
-		// before tasks.max was lowered) are checked as Kafka Connect
-		// checks them at each task's start.
-		if err := h.w.CheckTaskCount(id.Connector, snap.Connectors[id.Connector], len(cfgs)); err != nil {
-			if h.taskState(id) != client.StateFailed {
-				h.putTaskStatus(id, client.StateFailed, trace(err), false)
-			}
-			continue
-		}
-		h.startTaskLocked(id, snap.Connectors[id.Connector], cfgs[id.Task], target == Paused)
-	}
-
-	for name, dc := range h.conns {
-		if !h.owned[name] {
-			h.stopConnLocked(name, dc)
-			delete(h.conns, name)
-		}
-	}
-	for name := range h.owned {
-		config, exists := snap.Connectors[name]
-		dc := h.conns[name]
-		if !exists {
-			if dc != nil {
-				h.stopConnLocked(name, dc)
-				delete(h.conns, name)
-				delete(h.regen, name)
-				delete(h.regenBackoff, name)
-				h.forgetStatuses(name)
-			}
-			continue
-		}
-		target := snap.target(name)
-		if dc == nil {
-			dc = &dconn{}
-			h.conns[name] = dc
-		}
-		if !maps.Equal(dc.config, config) {
-			h.stopConnLocked(name, dc)
-			dc.failed = false
-			dc.config = config
-			h.regen[name] = true
-		}
-		if dc.target != target {
-			if target != Started {
-				h.stopConnLocked(name, dc)
-			}
-			dc.target = target
-			h.regen[name] = true
-		}
-		switch target {
-		case Paused:
-			if dc.state != client.StatePaused {
-				h.putConnStatus(name, client.StatePaused, "")
-			}
-		case Stopped:
-			if dc.state != client.StateStopped {
-				h.putConnStatus(name, client.StateStopped, "")
-			}
-		default:
-			if dc.inst == nil && !dc.failed {
-				h.startConnLocked(name, dc)
-			}
-			if dc.inst != nil && h.regen[name] {
-				delete(h.regen, name)
-				h.generateTaskConfigs(name, dc, snap)
-			}
-		}
-	}
-}
-
 func (h *Distributed) startConnLocked(name string, dc *dconn) {
 	inst, err := h.w.StartConnector(name, dc.config,
 		func() {
@@ -657,7 +561,7 @@ func (h *Distributed) startTaskLocked(id client.TaskID, connConfig, taskConfig m
 		h.putTaskStatus(id, client.StateFailed, trace(err), false)
 		return
 	}
-	h.tasks[id] = &dtask{t: t, config: taskConfig}
+	h.tasks[id] = &dtask{t: t, config: taskConfig, paused: paused}
 	h.incarnations.Store(id, t)
 }
 
