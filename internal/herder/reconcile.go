@@ -12,7 +12,7 @@ import (
 // A reconcile pass decides, then does: planReconcile reads the config
 // topic, the assignment and what runs here, and returns what to do, so
 // that its decisions are a function of that state alone and can be
-// tested as such; applyPlan only carries them out, under the same lock.
+// tested as such; applyPlanLocked only carries them out, under the same lock.
 
 // reconcileState is what a pass decides from. The planner only reads it.
 type reconcileState struct {
@@ -35,8 +35,6 @@ type reconcilePlan struct {
 	stop    []client.TaskID
 	actions []reconcileAction
 }
-
-func (p reconcilePlan) empty() bool { return len(p.stop) == 0 && len(p.actions) == 0 }
 
 type actionKind int
 

@@ -329,7 +329,7 @@ func TestPlanReconcile(t *testing.T) {
 				t.Fatalf("plan:\n%q\nwant:\n%q", got, tc.want)
 			}
 			settle(&st, p, statuses)
-			if again := planReconcile(st); !again.empty() {
+			if again := planReconcile(st); len(again.stop)+len(again.actions) > 0 {
 				t.Fatalf("the state the plan leaves plans again: %q", describe(again))
 			}
 		})
