@@ -1,8 +1,6 @@
 package connectd
 
 import (
-	"bytes"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,15 +10,10 @@ import (
 // connectd config lists the worker keys of both modes from the spec the
 // workers parse them with: each key's mode, type, default and doc.
 func TestConfigCommand(t *testing.T) {
-	cmd, stop := Command(Builtin())
-	defer stop()
-	var out bytes.Buffer
-	cmd.SetOut(&out)
-	cmd.SetArgs([]string{"config"})
-	if err := cmd.Execute(); err != nil {
+	got, err := execute("config")
+	if err != nil {
 		t.Fatal(err)
 	}
-	got := out.String()
 	for _, want := range []string{
 		"offset.flush.interval.ms\n  mode: standalone, distributed; type: LONG; default: \"60000\"\n  Interval at which to try committing offsets for tasks.\n\n",
 		"tasks.max.per.connector\n  mode: standalone, distributed; type: INT; default: \"256\"\n",
@@ -51,11 +44,7 @@ func TestWorkerFileNotProperties(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, mode := range []string{"standalone", "distributed"} {
-		cmd, stop := Command(Builtin())
-		cmd.SetArgs([]string{mode, path})
-		cmd.SetErr(io.Discard)
-		err := cmd.Execute()
-		stop()
+		_, err := execute(mode, path)
 		if want := path + `: line 1: not a properties file: "{" is not a config key`; err == nil || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("%s: got %v, want %s", mode, err, want)
 		}

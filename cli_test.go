@@ -55,16 +55,25 @@ func TestCPUProfileFlag(t *testing.T) {
 	}
 }
 
-func TestVersionFlag(t *testing.T) {
+// execute runs the command line with args and returns what it printed
+// on its standard output, and its error.
+func execute(args ...string) (string, error) {
 	cmd, stop := Command(Builtin())
 	defer stop()
 	var out bytes.Buffer
 	cmd.SetOut(&out)
-	cmd.SetArgs([]string{"--version"})
-	if err := cmd.Execute(); err != nil {
+	cmd.SetErr(io.Discard)
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	return out.String(), err
+}
+
+func TestVersionFlag(t *testing.T) {
+	got, err := execute("--version")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if got := out.String(); !strings.HasPrefix(got, "connectd version ") || !strings.Contains(got, "go1.") {
+	if !strings.HasPrefix(got, "connectd version ") || !strings.Contains(got, "go1.") {
 		t.Errorf("--version printed %q", got)
 	}
 }

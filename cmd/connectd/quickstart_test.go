@@ -110,24 +110,11 @@ func TestQuickstartPipeline(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var logs servertest.SyncBuffer
 	cmd := exec.Command(os.Args[0], "-test.run=^$", "--", "standalone",
 		"examples/quickstart/worker.properties", "examples/quickstart/file-source.properties", "examples/quickstart/file-sink.json")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "CONNECTD_TEST_MAIN=1")
-	cmd.Stderr = &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-		if t.Failed() {
-			t.Logf("worker log:\n%s", logs.String())
-		}
-	})
+	proc := servertest.StartProcess(t, cmd)
 
 	out := filepath.Join(dir, "connectd-data", "quickstart", "output.txt")
 	want := strings.Split(strings.TrimSpace(string(original)), "\n")
@@ -148,20 +135,9 @@ func TestQuickstartPipeline(t *testing.T) {
 	}
 	resp.Body.Close()
 
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-exited:
-		exited <- err
-		if err != nil {
-			t.Fatalf("connectd exited with %v after SIGTERM", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("connectd did not stop within 30 s of SIGTERM")
-	}
+	proc.Stop(t, syscall.SIGTERM, 30*time.Second)
 	for _, line := range []string{`msg="Kafka Connect stopping" cause="terminated signal received"`, `msg="Kafka Connect stopped"`} {
-		if !strings.Contains(logs.String(), line) {
+		if !strings.Contains(proc.Logs.String(), line) {
 			t.Errorf("the log lacks %s", line)
 		}
 	}

@@ -40,21 +40,8 @@ value.converter=org.apache.kafka.connect.storage.StringConverter
 `, restPort, kafkaPort, filepath.Join(dir, "kafka"), filepath.Join(dir, "connect.offsets")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var logs servertest.SyncBuffer
 	cmd := exec.Command(bin, "standalone", props)
-	cmd.Stderr = &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-		if t.Failed() {
-			t.Logf("worker log:\n%s", logs.String())
-		}
-	})
+	proc := servertest.StartProcess(t, cmd)
 
 	addr := fmt.Sprintf("127.0.0.1:%d", restPort)
 	servertest.Eventually(t, "the REST API answering", 30*time.Second, func() bool {
@@ -88,16 +75,5 @@ value.converter=org.apache.kafka.connect.storage.StringConverter
 		return rest.Must(200, "GET", "/connectors/x/offsets", "") == want
 	})
 
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-exited:
-		exited <- err
-		if err != nil {
-			t.Fatalf("the example exited with %v after SIGTERM", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the example did not stop within 30 s of SIGTERM")
-	}
+	proc.Stop(t, syscall.SIGTERM, 30*time.Second)
 }

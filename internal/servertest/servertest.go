@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -102,4 +104,49 @@ func FreePort(t testing.TB) int {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// Process is a command a test runs as another process, its standard
+// error kept for the test to read and shown if the test fails.
+type Process struct {
+	Cmd  *exec.Cmd
+	Logs *SyncBuffer
+	done chan struct{}
+	err  error
+}
+
+// StartProcess starts cmd, and kills it when the test ends.
+func StartProcess(t testing.TB, cmd *exec.Cmd) *Process {
+	t.Helper()
+	p := &Process{Cmd: cmd, Logs: &SyncBuffer{}, done: make(chan struct{})}
+	cmd.Stderr = p.Logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.err = cmd.Wait(); close(p.done) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-p.done
+		if t.Failed() {
+			t.Logf("%s's log:\n%s", filepath.Base(cmd.Path), p.Logs.String())
+		}
+	})
+	return p
+}
+
+// Stop sends sig and fails the test unless the process then exits
+// cleanly within timeout.
+func (p *Process) Stop(t testing.TB, sig os.Signal, timeout time.Duration) {
+	t.Helper()
+	if err := p.Cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.done:
+		if p.err != nil {
+			t.Fatalf("%s exited with %v after %v", filepath.Base(p.Cmd.Path), p.err, sig)
+		}
+	case <-time.After(timeout):
+		t.Fatalf("%s did not stop within %v of %v", filepath.Base(p.Cmd.Path), timeout, sig)
+	}
 }
