@@ -3,127 +3,193 @@ package connect
 import (
 	"math"
 	"math/big"
+	"strings"
 	"testing"
 	"time"
 )
 
-// Values set unboxed read back from every accessor as the values
-// themselves.
-func TestStructUnboxedValues(t *testing.T) {
+// A field holds a value, not a way of storing it: set by SetAt or by
+// SetValueAt with a kind's constructor, it reads back the same from
+// every accessor.
+func TestStructValues(t *testing.T) {
 	s := StructSchema("row",
 		Field{Name: "id", Schema: Int64Schema},
 		Field{Name: "at", Schema: TimestampSchema()},
-		Field{Name: "name", Schema: StringSchema})
+		Field{Name: "name", Schema: StringSchema},
+		Field{Name: "amount", Schema: DecimalSchema(2)})
 	at := time.UnixMicro(1_700_000_000_123_456).UTC()
-	st := NewStruct(s)
-	st.SetInt64AtUnchecked(0, -42)
-	st.SetUnixNanoAtUnchecked(1, at.UnixNano())
-	st.SetStringAtUnchecked(2, "x")
-	if v, ok := st.At(0).(int64); !ok || v != -42 {
-		t.Errorf("At(0) = %#v, want int64(-42)", st.At(0))
-	}
-	// == on time.Time: the same instant, location and representation.
-	if v, ok := st.Get("at").(time.Time); !ok || v != at {
-		t.Errorf("Get(at) = %#v, want %#v", st.Get("at"), at)
-	}
-	if v := st.AtWithoutDefault(1); v != any(at) {
-		t.Errorf("AtWithoutDefault(1) = %#v", v)
-	}
-	if n, ok := st.Int64At(0); !ok || n != -42 {
-		t.Errorf("Int64At(0) = %d, %v", n, ok)
-	}
-	if tm, ok := st.TimestampAt(1); !ok || tm != at {
-		t.Errorf("TimestampAt(1) = %v, %v", tm, ok)
-	}
-	if v, ok := st.At(2).(string); !ok || v != "x" || st.Get("name") != any("x") {
-		t.Errorf("At(2) = %#v, Get(name) = %#v, want \"x\"", st.At(2), st.Get("name"))
-	}
-	if v, ok := st.StringAt(2); !ok || v != "x" {
-		t.Errorf("StringAt(2) = %q, %v", v, ok)
-	}
-	if _, ok := st.StringAt(0); ok {
-		t.Error("StringAt of an int64 field reported a value")
-	}
-	if _, ok := st.Int64At(2); ok {
-		t.Error("Int64At of a string field reported a value")
-	}
-	if _, ok := st.TimestampAt(0); ok {
-		t.Error("TimestampAt of an int64 field reported a value")
-	}
-	if _, ok := st.UnixMilliAt(0); ok {
-		t.Error("UnixMilliAt of an int64 field reported a value")
-	}
-	// Milliseconds round down, as time.Time.UnixMilli and Java's
-	// Date.getTime do, before the epoch too.
-	for _, n := range []int64{at.UnixNano(), 0, 1, 999_999, 1_000_000, -1, -999_999, -1_000_000, -1_000_001,
-		math.MinInt64, math.MaxInt64} {
-		st.SetUnixNanoAtUnchecked(1, n)
-		if ms, ok := st.UnixMilliAt(1); !ok || ms != time.Unix(0, n).UnixMilli() {
-			t.Errorf("UnixMilliAt of %d ns = %d, %v; want %d", n, ms, ok, time.Unix(0, n).UnixMilli())
+	// A string over bytes of its own, so that == below compares text.
+	name := strings.Clone("x")
+	byValue := NewStruct(s)
+	byValue.SetValueAt(0, Int64Value(-42))
+	byValue.SetValueAt(1, UnixNanoValue(at.UnixNano()))
+	byValue.SetValueAt(2, StringValue(name))
+	byValue.SetValueAt(3, DecimalValue(-12345, 2))
+	byAny := NewStruct(s)
+	for i, v := range []any{int64(-42), at, "x", &Decimal{Unscaled: big.NewInt(-12345), Scale: 2}} {
+		if err := byAny.SetAt(i, v); err != nil {
+			t.Fatal(err)
 		}
 	}
-	st.SetUnixNanoAtUnchecked(1, at.UnixNano())
-	testStructUnboxedDecimal(t)
-	if err := st.Validate(); err != nil {
-		t.Error(err)
+	byAnyValue := NewStruct(s)
+	byAnyValue.SetValueAt(0, AnyValue(int64(-42)))
+	byAnyValue.SetValueAt(1, TimeValue(at))
+	byAnyValue.SetValueAt(2, AnyValue("x"))
+	byAnyValue.SetValueAt(3, AnyValue(DecimalValue(-12345, 2)))
+	for _, c := range []struct {
+		name string
+		st   *Struct
+	}{{"SetValueAt", byValue}, {"SetAt", byAny}, {"AnyValue", byAnyValue}} {
+		st := c.st
+		for i, want := range []Kind{KindInt64, KindTime, KindString, KindDecimal} {
+			if k := st.ValueAt(i).Kind(); k != want {
+				t.Errorf("%s: ValueAt(%d).Kind() = %s, want %s", c.name, i, k, want)
+			}
+		}
+		if v, ok := st.At(0).(int64); !ok || v != -42 || st.ValueAt(0).Int64() != -42 {
+			t.Errorf("%s: At(0) = %#v, Int64() = %d, want -42", c.name, st.At(0), st.ValueAt(0).Int64())
+		}
+		// == on time.Time: the same instant, location and representation.
+		if v, ok := st.Get("at").(time.Time); !ok || v != at || st.ValueAt(1).Time() != at || st.AtWithoutDefault(1) != any(at) {
+			t.Errorf("%s: Get(at) = %#v, Time() = %#v, want %#v", c.name, st.Get("at"), st.ValueAt(1).Time(), at)
+		}
+		if ms := st.ValueAt(1).UnixMilli(); ms != at.UnixMilli() {
+			t.Errorf("%s: UnixMilli() = %d, want %d", c.name, ms, at.UnixMilli())
+		}
+		if st.At(2) != any("x") || st.Get("name") != any("x") || st.ValueAt(2).String() != "x" {
+			t.Errorf("%s: At(2) = %#v, String() = %q, want \"x\"", c.name, st.At(2), st.ValueAt(2).String())
+		}
+		if n, scale, ok := st.ValueAt(3).SmallDecimal(); !ok || n != -12345 || scale != 2 {
+			t.Errorf("%s: SmallDecimal() = %d, %d, %v", c.name, n, scale, ok)
+		}
+		if d, ok := st.At(3).(*Decimal); !ok || d.Unscaled.Int64() != -12345 || d.Scale != 2 || st.ValueAt(3).Decimal().String() != d.String() {
+			t.Errorf("%s: At(3) = %#v", c.name, st.At(3))
+		}
+		if err := st.Validate(); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+		}
+		if st.String() != byAny.String() {
+			t.Errorf("%s: String() = %s, want %s", c.name, st, byAny)
+		}
 	}
-	want := NewStruct(s).Put("id", int64(-42)).Put("at", at).Put("name", "x")
-	if st.String() != want.String() {
-		t.Errorf("String() = %s, want %s", st, want)
+	// A Decimal made from its unscaled value is made anew by each read:
+	// a reader that changes one changes nothing else.
+	byValue.At(3).(*Decimal).Unscaled.SetInt64(1)
+	if byValue.At(3).(*Decimal).Unscaled.Int64() != -12345 {
+		t.Error("At(3) handed out a shared Decimal")
 	}
-	// Overwritten with a boxed value, a field forgets its unboxed one.
-	st.SetAtUnchecked(0, int64(7))
-	if _, ok := st.Int64At(0); ok || st.At(0) != any(int64(7)) {
-		t.Errorf("after SetAtUnchecked: At(0) = %#v", st.At(0))
+	// Overwritten, a field forgets what it held, whatever it was.
+	byValue.SetValueAt(0, StringValue("y"))
+	if byValue.ValueAt(0).Kind() != KindString || byValue.At(0) != any("y") {
+		t.Errorf("after SetValueAt: At(0) = %#v", byValue.At(0))
 	}
-	st.SetAtUnchecked(2, "y")
-	if _, ok := st.StringAt(2); ok || st.At(2) != any("y") {
-		t.Errorf("after SetAtUnchecked: At(2) = %#v", st.At(2))
-	}
-	st.SetStringAtUnchecked(2, "z")
-	st.Reset()
-	if st.AtWithoutDefault(0) != nil || st.AtWithoutDefault(1) != nil || st.AtWithoutDefault(2) != nil {
-		t.Error("Reset left values")
-	}
-	if st.strs[2] != "" {
-		t.Error("Reset kept the unboxed string reachable")
+	byValue.Reset()
+	for i := range s.Fields {
+		if byValue.AtWithoutDefault(i) != nil || byValue.ValueAt(i).Kind() != KindNull {
+			t.Errorf("Reset left field %d: %#v", i, byValue.AtWithoutDefault(i))
+		}
 	}
 }
 
-func testStructUnboxedDecimal(t *testing.T) {
-	s := StructSchema("row", Field{Name: "amount", Schema: DecimalSchema(2)}, Field{Name: "big", Schema: DecimalSchema(40)})
+// An unset field is a null to ValueAt, its default to At.
+func TestStructValueAtUnset(t *testing.T) {
+	s := StructSchema("row", Field{Name: "n", Schema: &Schema{Type: TypeInt64, Optional: true, Default: int64(3)}})
 	st := NewStruct(s)
-	st.SetDecimalAtUnchecked(0, -12345, 2)
-	// A scale no marker holds is stored boxed.
-	st.SetDecimalAtUnchecked(1, 7, 40)
-	if n, scale, ok := st.DecimalAt(0); !ok || n != -12345 || scale != 2 {
-		t.Errorf("DecimalAt(0) = %d, %d, %v", n, scale, ok)
+	if k := st.ValueAt(0).Kind(); k != KindNull || st.ValueAt(0).Any() != nil {
+		t.Errorf("ValueAt of an unset field: %s %#v", k, st.ValueAt(0).Any())
 	}
-	if _, _, ok := st.DecimalAt(1); ok {
-		t.Error("a decimal of scale 40 was kept unboxed")
+	if st.At(0) != any(int64(3)) {
+		t.Errorf("At of an unset field = %#v, want its default", st.At(0))
 	}
-	want := NewStruct(s).Put("amount", &Decimal{Unscaled: big.NewInt(-12345), Scale: 2}).
-		Put("big", &Decimal{Unscaled: big.NewInt(7), Scale: 40})
-	for i := range 2 {
-		got, ok := st.At(i).(*Decimal)
-		w := want.At(i).(*Decimal)
-		if !ok || got.Unscaled.Cmp(w.Unscaled) != 0 || got.Scale != w.Scale {
-			t.Errorf("At(%d) = %#v, want %v", i, st.At(i), w)
+}
+
+// A Value's kind is that of the Go value it holds.
+func TestValueKinds(t *testing.T) {
+	for _, c := range []struct {
+		v    any
+		want Kind
+	}{
+		{nil, KindNull}, {true, KindBool}, {int8(1), KindInt8}, {int16(1), KindInt16}, {int32(1), KindInt32},
+		{int64(1), KindInt64}, {float32(1), KindFloat32}, {float64(1), KindFloat64}, {"s", KindString},
+		{[]byte("b"), KindBytes}, {time.Now(), KindTime}, {&Decimal{Unscaled: big.NewInt(1)}, KindDecimal},
+		{NewStruct(StructSchema("s")), KindStruct}, {[]any{1}, KindArray}, {map[string]any{}, KindMap},
+		{[]MapEntry{}, KindMap}, {7, KindAny},
+	} {
+		if k := AnyValue(c.v).Kind(); k != c.want {
+			t.Errorf("AnyValue(%#v).Kind() = %s, want %s", c.v, k, c.want)
 		}
 	}
-	// Each At makes its own Decimal: a reader that changes one changes
-	// nothing else.
-	st.At(0).(*Decimal).Unscaled.SetInt64(1)
-	if st.At(0).(*Decimal).Unscaled.Int64() != -12345 {
-		t.Error("At(0) handed out a shared Decimal")
+	// A time that nanoseconds in UTC cannot give back as it is stays as
+	// it is.
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err := st.Validate(); err != nil {
-		t.Error(err)
+	for _, tm := range []time.Time{time.Now(), time.Date(2024, 1, 2, 3, 4, 5, 6, ny), time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)} {
+		if got := TimeValue(tm).Time(); got != tm {
+			t.Errorf("TimeValue(%v).Time() = %v", tm, got)
+		}
 	}
-	if st.String() != want.String() {
-		t.Errorf("String() = %s, want %s", st, want)
+	// Milliseconds round down, as time.Time.UnixMilli and Java's
+	// Date.getTime do, before the epoch too.
+	for _, n := range []int64{0, 1, 999_999, 1_000_000, -1, -999_999, -1_000_000, -1_000_001, math.MinInt64, math.MaxInt64} {
+		if ms := UnixNanoValue(n).UnixMilli(); ms != time.Unix(0, n).UnixMilli() {
+			t.Errorf("UnixMilli of %d ns = %d, want %d", n, ms, time.Unix(0, n).UnixMilli())
+		}
 	}
-	if _, _, ok := NewStruct(s).DecimalAt(0); ok {
-		t.Error("DecimalAt of an unset field reported a value")
+	huge, _ := new(big.Int).SetString("123456789012345678901234567890", 10)
+	if _, _, ok := AnyValue(&Decimal{Unscaled: huge, Scale: 2}).SmallDecimal(); ok {
+		t.Error("SmallDecimal of a 30-digit unscaled value reported one")
 	}
+	if _, _, ok := Int64Value(1).SmallDecimal(); ok {
+		t.Error("SmallDecimal of an Int64 reported one")
+	}
+	if s := Int64Value(12).String(); s != "12" {
+		t.Errorf("Int64Value(12).String() = %q", s)
+	}
+}
+
+// Reading a Value as a kind it is not panics, naming both.
+func TestValueWrongKind(t *testing.T) {
+	for name, read := range map[string]func(){
+		"Int64":     func() { StringValue("x").Int64() },
+		"Time":      func() { Int64Value(1).Time() },
+		"UnixMilli": func() { AnyValue("x").UnixMilli() },
+		"Decimal":   func() { Int64Value(1).Decimal() },
+	} {
+		func() {
+			defer func() {
+				msg, _ := recover().(string)
+				if !strings.Contains(msg, "kind") || !strings.Contains(msg, "read as") {
+					t.Errorf("%s of the wrong kind: panic %q", name, msg)
+				}
+			}()
+			read()
+		}()
+	}
+}
+
+// Setting and reading an int64, a time, a decimal of an int64's unscaled
+// value or a string allocates nothing: a source fills millions of fields.
+func TestStructValuesDoNotAllocate(t *testing.T) {
+	s := StructSchema("row",
+		Field{Name: "id", Schema: Int64Schema},
+		Field{Name: "at", Schema: TimestampSchema()},
+		Field{Name: "name", Schema: StringSchema},
+		Field{Name: "amount", Schema: DecimalSchema(2)})
+	st := NewStruct(s)
+	name := strings.Repeat("n", 20)
+	var sink int64
+	allocs := testing.AllocsPerRun(100, func() {
+		st.SetValueAt(0, Int64Value(1_000_000))
+		st.SetValueAt(1, UnixNanoValue(1_700_000_000_000_000_000))
+		st.SetValueAt(2, StringValue(name))
+		st.SetValueAt(3, DecimalValue(1_000_000, 2))
+		n, _, _ := st.ValueAt(3).SmallDecimal()
+		sink += st.ValueAt(0).Int64() + st.ValueAt(1).UnixMilli() + int64(len(st.ValueAt(2).String())) + n
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per record", allocs)
+	}
+	_ = sink
 }

@@ -52,3 +52,25 @@ func BenchmarkJSONFromConnectStruct(b *testing.B) {
 		})
 	}
 }
+
+// The same row as a JDBC source fills it, each field from its kind's
+// constructor.
+func BenchmarkJSONFromConnectStructValues(b *testing.B) {
+	s := connect.StructSchema("orders",
+		connect.Field{Name: "id", Schema: connect.Int64Schema},
+		connect.Field{Name: "customer", Schema: connect.StringSchema},
+		connect.Field{Name: "amount", Schema: connect.DecimalSchema(2)},
+		connect.Field{Name: "updated_at", Schema: connect.TimestampSchema()})
+	v := connect.NewStruct(s)
+	v.SetValueAt(0, connect.Int64Value(123456))
+	v.SetValueAt(1, connect.StringValue("customer-456"))
+	v.SetValueAt(2, connect.DecimalValue(123456, 2))
+	v.SetValueAt(3, connect.UnixNanoValue(1700000000123000000))
+	c := newJSON(b, map[string]string{"schemas.enable": "false"})
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.FromConnectData("t", s, v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -3,7 +3,6 @@ package converters
 import (
 	"strconv"
 	"sync/atomic"
-	"time"
 
 	"github.com/connectd/connectd/connect"
 	"github.com/connectd/connectd/internal/javajson"
@@ -133,64 +132,52 @@ func (c *JSONConverter) appendPlanned(dst []byte, p *encodePlan, v any) ([]byte,
 	for i := range p.fields {
 		fp := &p.fields[i]
 		dst = append(dst, fp.key...)
-		// Values a source set unboxed are read so (never null).
-		switch fp.kind {
-		case kindInt:
-			if n, ok := st.Int64At(i); ok {
-				dst = strconv.AppendInt(dst, n, 10)
-				continue
-			}
-		case kindTimestamp:
-			if ms, ok := st.UnixMilliAt(i); ok {
-				dst = strconv.AppendInt(dst, ms, 10)
-				continue
-			}
-		case kindDecimal:
-			if n, scale, ok := st.DecimalAt(i); ok && scale == fp.scale {
-				dst = appendBase64Int64(dst, n)
-				continue
-			}
-		case kindString:
-			if str, ok := st.StringAt(i); ok {
-				dst = javajson.AppendString(dst, str)
-				continue
-			}
+		// Read from the struct's Value, the values a source fills its
+		// structs with are written without being boxed.
+		v := st.ValueAt(i)
+		k := v.Kind()
+		if k == connect.KindNull {
+			v = connect.AnyValue(c.fieldValue(st, i))
+			k = v.Kind()
 		}
-		v := c.fieldValue(st, i)
 		switch fp.kind {
 		case kindInt:
-			if n, ok := intValue(fp.typ, false, v); ok {
+			if k == connect.KindInt64 && fp.typ == connect.TypeInt64 {
+				dst = strconv.AppendInt(dst, v.Int64(), 10)
+				continue
+			}
+			if n, ok := intValue(fp.typ, false, v.Any()); ok {
 				dst = strconv.AppendInt(dst, n, 10)
 				continue
 			}
 		case kindString:
-			if str, ok := v.(string); ok {
-				dst = javajson.AppendString(dst, str)
+			if k == connect.KindString {
+				dst = javajson.AppendString(dst, v.String())
 				continue
 			}
 		case kindBool:
-			if b, ok := v.(bool); ok {
+			if b, ok := v.Any().(bool); ok {
 				dst = strconv.AppendBool(dst, b)
 				continue
 			}
 		case kindFloat64:
-			if f, ok := v.(float64); ok {
+			if f, ok := v.Any().(float64); ok {
 				dst = javajson.AppendDouble(dst, f)
 				continue
 			}
 		case kindTimestamp:
-			if t, ok := v.(time.Time); ok {
-				dst = strconv.AppendInt(dst, t.UnixMilli(), 10)
+			if k == connect.KindTime {
+				dst = strconv.AppendInt(dst, v.UnixMilli(), 10)
 				continue
 			}
 		case kindDecimal:
-			if d, ok := v.(*connect.Decimal); ok && d != nil && d.Unscaled != nil && d.Scale == fp.scale && d.Unscaled.IsInt64() {
-				dst = appendBase64Int64(dst, d.Unscaled.Int64())
+			if n, scale, ok := v.SmallDecimal(); ok && scale == fp.scale {
+				dst = appendBase64Int64(dst, n)
 				continue
 			}
 		}
 		var err error
-		if dst, err = c.appendValue(dst, st.Schema().Fields[i].Schema, v); err != nil {
+		if dst, err = c.appendValue(dst, st.Schema().Fields[i].Schema, v.Any()); err != nil {
 			return nil, err
 		}
 	}

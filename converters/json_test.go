@@ -772,8 +772,9 @@ func TestPlansConcurrently(t *testing.T) {
 	}
 }
 
-// A struct whose int64 and timestamp a source set unboxed converts to the
-// same bytes as one set with Put, by the general writer and by a plan.
+// A struct whose values a source set by SetValueAt from their kinds'
+// constructors converts to the same bytes as one set with Put, by the
+// general writer and by a plan.
 func TestJSONUnboxedStructValues(t *testing.T) {
 	s := connect.StructSchema("orders",
 		connect.Field{Name: "id", Schema: connect.Int64Schema},
@@ -793,10 +794,10 @@ func testJSONUnboxed(t *testing.T, s *connect.Schema, at time.Time) {
 	boxed := connect.NewStruct(s).Put("id", int64(-7)).Put("customer", customer).Put("updated_at", at).
 		Put("amount", &connect.Decimal{Unscaled: big.NewInt(-12345), Scale: 2})
 	unboxed := connect.NewStruct(s)
-	unboxed.SetInt64AtUnchecked(0, -7)
-	unboxed.SetStringAtUnchecked(1, customer)
-	unboxed.SetUnixNanoAtUnchecked(2, at.UnixNano())
-	unboxed.SetDecimalAtUnchecked(3, -12345, 2)
+	unboxed.SetValueAt(0, connect.Int64Value(-7))
+	unboxed.SetValueAt(1, connect.StringValue(customer))
+	unboxed.SetValueAt(2, connect.UnixNanoValue(at.UnixNano()))
+	unboxed.SetValueAt(3, connect.DecimalValue(-12345, 2))
 	for _, cfg := range []map[string]string{
 		{"schemas.enable": "false"}, {"schemas.enable": "true"}, {"schemas.enable": "false", "decimal.format": "NUMERIC"},
 	} {

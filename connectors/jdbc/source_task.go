@@ -82,10 +82,9 @@ type srcQuerier struct {
 	m         *srcMapping
 	incIdx    int
 	tsIdx     []int
-	vals      []any
-	prims     []srcPrim // per field, the row's value if res left it unboxed (srcUnboxer)
-	pending   srcRow    // timestamp mode: the row read ahead
-	hasNext   bool      // pending holds a row
+	vals      []connect.Value // the current row's, per field
+	pending   srcRow          // timestamp mode: the row read ahead
+	hasNext   bool            // pending holds a row
 	exhausted bool
 }
 
@@ -346,10 +345,11 @@ func (t *SourceTask) resolveTimestamp(ctx context.Context, q *srcQuerier) error 
 		return err
 	}
 	defer res.close()
-	vals := make([]any, len(m.fields))
+	vals := make([]connect.Value, len(m.fields))
 	if res.next(vals) {
 		for _, v := range vals {
-			if ts, ok := v.(time.Time); ok {
+			if v.Kind() == connect.KindTime {
+				ts := v.Time()
 				q.offset.ts, q.offset.hasTS = ts, true
 				q.committed, q.lookupTS = q.offset, false
 				slog.Info("JDBC source: the stored offset has no timestamp; resuming after the row it names",
@@ -578,16 +578,10 @@ func (t *SourceTask) startQuery(ctx context.Context, q *srcQuerier) error {
 		return err
 	}
 	q.res, q.m = res, m
-	if u, ok := res.(srcUnboxer); ok {
-		q.prims = u.unbox()
-	} else {
-		// Every value boxed, in q.vals.
-		q.prims = make([]srcPrim, len(m.fields))
-	}
 	t.active = q
 	q.exhausted, q.pending, q.hasNext = false, srcRow{}, false
 	if len(q.vals) != len(m.fields) {
-		q.vals = make([]any, len(m.fields))
+		q.vals = make([]connect.Value, len(m.fields))
 	}
 	q.incIdx, q.tsIdx = -1, q.tsIdx[:0]
 	if q.incCol != "" {
@@ -641,27 +635,12 @@ func (t *SourceTask) row(q *srcQuerier, st *connect.Struct) (r srcRow, ok bool, 
 	for i := range q.m.fields {
 		// Every field, nulls too: st may hold a previous row's. The
 		// decoders made each value by its field's schema.
-		switch p := q.prims[i]; p.kind {
-		case srcPrimInt64:
-			st.SetInt64AtUnchecked(i, p.n)
-		case srcPrimUTCNanos:
-			st.SetUnixNanoAtUnchecked(i, p.n)
-		case srcPrimDecimal:
-			st.SetDecimalAtUnchecked(i, p.n, q.m.fields[i].scale)
-		case srcPrimString:
-			st.SetStringAtUnchecked(i, p.s)
-		default:
-			st.SetAtUnchecked(i, q.vals[i])
-		}
+		st.SetValueAt(i, q.vals[i])
 	}
 	r.value = st
 	for _, i := range q.tsIdx {
-		if p := q.prims[i]; p.kind == srcPrimUTCNanos {
-			r.ts, r.hasTS = time.Unix(0, p.n).UTC(), true
-			break
-		}
-		if ts, ok := q.vals[i].(time.Time); ok {
-			r.ts, r.hasTS = ts, true
+		if v := q.vals[i]; v.Kind() == connect.KindTime {
+			r.ts, r.hasTS = v.Time(), true
 			break
 		}
 	}
@@ -845,22 +824,19 @@ func (t *SourceTask) advance(q *srcQuerier, r srcRow) error {
 
 // incrementing is the current row's value of the incrementing column.
 func (q *srcQuerier) incrementing() (int64, error) {
-	switch p := q.prims[q.incIdx]; p.kind {
-	case srcPrimInt64:
-		return p.n, nil
-	case srcPrimDecimal:
-		if q.m.fields[q.incIdx].scale != 0 {
-			return 0, q.incScaleFatal()
+	v := q.vals[q.incIdx]
+	switch v.Kind() {
+	case connect.KindInt64:
+		return v.Int64(), nil
+	case connect.KindDecimal:
+		if n, scale, ok := v.SmallDecimal(); ok {
+			if scale != 0 {
+				return 0, q.incScaleFatal()
+			}
+			return n, nil
 		}
-		return p.n, nil
-	case srcPrimBoxed:
-		// In q.vals, below.
-	default:
-		// Any other value left unboxed (a text, a timestamp) is of a type
-		// no incrementing column has.
-		return 0, q.incTypeFatal()
 	}
-	switch n := q.vals[q.incIdx].(type) {
+	switch n := v.Any().(type) {
 	case nil:
 		return 0, &srcFatal{fmt.Sprintf("Null value for incrementing column %s of %s (of type %s): the incrementing "+
 			"column must not hold nulls; the row is not skipped, the task stops", q.incCol, q.name, q.m.fields[q.incIdx].schema.Type)}

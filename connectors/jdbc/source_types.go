@@ -163,7 +163,7 @@ func srcMix(h, v uint64) uint64 {
 // each value is copied out; here it is copied into a chunk shared by
 // many values and read as a string over those bytes, which costs neither
 // an allocation per value nor one to box the string (a row's text goes
-// into its struct unboxed, connect.Struct.SetStringAtUnchecked). A chunk
+// into its struct as a connect.StringValue). A chunk
 // is only ever appended to, never written again where a string covers
 // it, and lives as long as any of its strings does.
 type srcArena struct{ buf []byte }
@@ -1069,7 +1069,7 @@ func srcAnyValue(f *srcField, v any, loc *time.Location) (any, error) {
 type srcResult interface {
 	// next reads the next row into vals (one per mapping field); false
 	// at the end of the result, or on error (see err).
-	next(vals []any) bool
+	next(vals []connect.Value) bool
 	// recycle takes the values of st, a struct of the result's schema
 	// that the runtime released, for next to fill again.
 	recycle(st *connect.Struct)
@@ -1086,89 +1086,55 @@ type srcPGResult struct {
 	m     *srcMapping
 	loc   *time.Location
 	fail  error
-	// Once unbox was called: per mapping field, whether next left its
-	// value in prims rather than boxed in vals.
-	prims []srcPrim
 	arena srcArena
 }
 
-// srcPrim is a row's value that next left unboxed: a BIGINT, a timestamp
-// in UTC as nanoseconds since the epoch, a decimal's unscaled value at
-// its field's scale, or a text (what boxing them for each row costs the
-// table read is about a tenth of its CPU).
-type srcPrim struct {
-	kind srcPrimKind
-	n    int64
-	s    string
-}
-
-type srcPrimKind uint8
-
-const (
-	srcPrimBoxed srcPrimKind = iota // the value is in vals
-	srcPrimInt64
-	srcPrimUTCNanos
-	srcPrimDecimal
-	srcPrimString
-)
-
-// srcUnboxer is a result that can leave some values unboxed.
-type srcUnboxer interface {
-	// unbox makes next leave the values it can in the returned slice, one
-	// per mapping field, which each next overwrites.
-	unbox() []srcPrim
-}
-
-func (r *srcPGResult) unbox() []srcPrim {
-	r.prims = make([]srcPrim, len(r.m.fields))
-	return r.prims
-}
-
-// srcPGPrim decodes f's binary value b unboxed, when it is a BIGINT, a
-// timestamp read in UTC that nanoseconds since the epoch hold, a NUMERIC
-// read as a Decimal whose unscaled value an int64 holds, or a text
-// (interned, or into arena).
-func srcPGPrim(f *srcField, b []byte, loc *time.Location, arena *srcArena) (srcPrim, bool) {
+// srcPGPrim decodes f's binary value b as a connect.Value that boxes
+// nothing, when it is a BIGINT, a timestamp read in UTC that nanoseconds
+// since the epoch hold, a NUMERIC read as a Decimal whose unscaled value an
+// int64 holds, or a text (interned, or into arena): boxing them for each
+// row costs the table read about a tenth of its CPU.
+func srcPGPrim(f *srcField, b []byte, loc *time.Location, arena *srcArena) (connect.Value, bool) {
 	switch f.pgOID {
 	case pgtype.TextOID, pgtype.VarcharOID, pgtype.BPCharOID, pgtype.NameOID:
 		if b == nil {
-			return srcPrim{}, false // null
+			return connect.Value{}, false // null
 		}
-		return srcPrim{kind: srcPrimString, s: f.strings.get(b, arena)}, true
+		return connect.StringValue(f.strings.get(b, arena)), true
 	case pgtype.NumericOID:
 		if f.kind != srcDecimal {
-			return srcPrim{}, false
+			return connect.Value{}, false
 		}
 		if v, ok := srcPGNumeric64(f, b); ok {
-			return srcPrim{kind: srcPrimDecimal, n: v}, true
+			return connect.DecimalValue(v, f.scale), true
 		}
-		return srcPrim{}, false
+		return connect.Value{}, false
 	}
 	if len(b) != 8 {
-		return srcPrim{}, false // null, or srcPGDecode's error
+		return connect.Value{}, false // null, or srcPGDecode's error
 	}
 	v := int64(binary.BigEndian.Uint64(b))
 	switch f.pgOID {
 	case pgtype.Int8OID:
-		return srcPrim{kind: srcPrimInt64, n: v}, true
+		return connect.Int64Value(v), true
 	case pgtype.TimestampOID, pgtype.TimestamptzOID:
 		if f.pgOID == pgtype.TimestampOID && loc != time.UTC {
-			return srcPrim{}, false
+			return connect.Value{}, false
 		}
 		// Microseconds since 2000, to nanoseconds since 1970, when that
 		// does not overflow (the infinities do, and are refused boxed).
 		us := v + srcPGEpochMicros
 		if v > math.MaxInt64-srcPGEpochMicros || us > math.MaxInt64/1000 || us < math.MinInt64/1000 {
-			return srcPrim{}, false
+			return connect.Value{}, false
 		}
-		return srcPrim{kind: srcPrimUTCNanos, n: us * 1000}, true
+		return connect.UnixNanoValue(us * 1000), true
 	}
-	return srcPrim{}, false
+	return connect.Value{}, false
 }
 
 var srcPGEpochMicros = srcPGEpoch.UnixMicro()
 
-func (r *srcPGResult) next(vals []any) bool {
+func (r *srcPGResult) next(vals []connect.Value) bool {
 	if r.fail != nil || !r.rows.Next() {
 		return false
 	}
@@ -1183,16 +1149,11 @@ func (r *srcPGResult) next(vals []any) bool {
 		f := &r.m.fields[i]
 		var v any
 		var err error
-		if r.prims != nil {
-			r.prims[i] = srcPrim{}
-			if r.fast[i] {
-				if p, ok := srcPGPrim(f, raw[f.col], r.loc, &r.arena); ok {
-					r.prims[i] = p
-					continue
-				}
-			}
-		}
 		if r.fast[i] {
+			if p, ok := srcPGPrim(f, raw[f.col], r.loc, &r.arena); ok {
+				vals[i] = p
+				continue
+			}
 			v, err = srcPGDecode(f, raw[f.col], r.loc, &r.decs)
 		} else {
 			v, err = srcPGValue(f, r.dests[f.col], r.loc)
@@ -1201,7 +1162,7 @@ func (r *srcPGResult) next(vals []any) bool {
 			r.fail = &srcValueError{field: f.name, err: err}
 			return false
 		}
-		vals[i] = v
+		vals[i] = connect.AnyValue(v)
 	}
 	return true
 }
@@ -1224,7 +1185,7 @@ type srcSQLResult struct {
 	fail  error
 }
 
-func (r *srcSQLResult) next(vals []any) bool {
+func (r *srcSQLResult) next(vals []connect.Value) bool {
 	if r.fail != nil || !r.rows.Next() {
 		return false
 	}
@@ -1241,7 +1202,7 @@ func (r *srcSQLResult) next(vals []any) bool {
 			r.fail = &srcValueError{field: f.name, err: err}
 			return false
 		}
-		vals[i] = v
+		vals[i] = connect.AnyValue(v)
 	}
 	return true
 }
@@ -1410,10 +1371,11 @@ func (r *srcPGResult) recycle(st *connect.Struct) {
 		if r.m.fields[i].kind != srcDecimal || len(r.decs) == srcMaxDecimals {
 			continue
 		}
-		if _, _, unboxed := st.DecimalAt(i); unboxed {
-			continue // AtWithoutDefault would make a Decimal to recycle
+		v := st.ValueAt(i)
+		if _, _, small := v.SmallDecimal(); small {
+			continue // next made it without a Decimal; Any would make one
 		}
-		if d, ok := st.AtWithoutDefault(i).(*connect.Decimal); ok {
+		if d, ok := v.Any().(*connect.Decimal); ok {
 			r.decs = append(r.decs, d)
 		}
 	}

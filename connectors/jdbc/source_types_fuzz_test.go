@@ -54,28 +54,25 @@ func FuzzSourcePGBinary(f *testing.F) {
 			return
 		}
 		if err != nil {
-			t.Fatalf("oid %d: unboxed %+v, but the boxed decoder fails: %v", fld.pgOID, p, err)
+			t.Fatalf("oid %d: unboxed %s, but the boxed decoder fails: %v", fld.pgOID, srcValueText(p), err)
 		}
-		switch p.kind {
-		case srcPrimInt64:
-			if boxed != any(p.n) {
-				t.Fatalf("int8: unboxed %d, boxed %#v", p.n, boxed)
+		if p.Kind() != connect.KindDecimal && p.Any() != boxed {
+			t.Fatalf("oid %d: unboxed %s %v, boxed %#v", fld.pgOID, p.Kind(), p.Any(), boxed)
+		}
+		switch p.Kind() {
+		case connect.KindInt64, connect.KindString:
+		case connect.KindTime:
+			if tm := boxed.(time.Time); tm.Location() != time.UTC {
+				t.Fatalf("oid %d: unboxed %v, boxed %#v", fld.pgOID, p.Time(), boxed)
 			}
-		case srcPrimUTCNanos:
-			if tm, isTime := boxed.(time.Time); !isTime || tm.UnixNano() != p.n || tm.Location() != time.UTC {
-				t.Fatalf("oid %d: unboxed %d ns, boxed %#v", fld.pgOID, p.n, boxed)
-			}
-		case srcPrimDecimal:
+		case connect.KindDecimal:
+			n, scale, _ := p.SmallDecimal()
 			d, isDec := boxed.(*connect.Decimal)
-			if !isDec || !d.Unscaled.IsInt64() || d.Unscaled.Int64() != p.n || d.Scale != fld.scale {
-				t.Fatalf("numeric: unboxed %d at scale %d, boxed %v", p.n, fld.scale, boxed)
-			}
-		case srcPrimString:
-			if boxed != any(p.s) {
-				t.Fatalf("text: unboxed %q, boxed %#v", p.s, boxed)
+			if !isDec || !d.Unscaled.IsInt64() || d.Unscaled.Int64() != n || d.Scale != fld.scale || scale != fld.scale {
+				t.Fatalf("numeric: unboxed %d at scale %d, boxed %v", n, scale, boxed)
 			}
 		default:
-			t.Fatalf("oid %d: unboxed as kind %d", fld.pgOID, p.kind)
+			t.Fatalf("oid %d: unboxed as kind %s", fld.pgOID, p.Kind())
 		}
 	})
 }

@@ -281,9 +281,9 @@ func TestSourceValueErrorsFailTheTask(t *testing.T) {
 	})
 }
 
-// srcPGPrim leaves a BIGINT, a timestamp read in UTC that nanoseconds
-// since the epoch hold, and a text unboxed; anything else goes to
-// srcPGDecode.
+// srcPGPrim reads a BIGINT, a timestamp read in UTC that nanoseconds
+// since the epoch hold, and a text into a connect.Value that boxes
+// nothing; anything else goes to srcPGDecode.
 func TestSourcePGPrim(t *testing.T) {
 	be := func(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
 	// PostgreSQL's microseconds since 2000 of an instant.
@@ -302,36 +302,40 @@ func TestSourcePGPrim(t *testing.T) {
 		f    *srcField
 		b    []byte
 		loc  *time.Location
-		want srcPrim
+		want connect.Value
 		ok   bool
 	}{
-		{"bigint", int8F, be(math.MinInt64), time.UTC, srcPrim{kind: srcPrimInt64, n: math.MinInt64}, true},
-		{"null", int8F, nil, time.UTC, srcPrim{}, false},
-		{"int4", &srcField{pgOID: pgtype.Int4OID}, []byte{0, 0, 0, 1}, time.UTC, srcPrim{}, false},
-		{"latest instant", tsF, be(pgMicros(maxNanos)), time.UTC, srcPrim{kind: srcPrimUTCNanos, n: maxNanos.UnixNano()}, true},
-		{"past 2262", tsF, be(pgMicros(maxNanos) + 1), time.UTC, srcPrim{}, false},
-		{"earliest instant", tstzF, be(pgMicros(minNanos)), time.UTC, srcPrim{kind: srcPrimUTCNanos, n: minNanos.UnixNano()}, true},
-		{"before 1677", tstzF, be(pgMicros(minNanos) - 1), time.UTC, srcPrim{}, false},
-		{"infinity", tsF, be(math.MaxInt64), time.UTC, srcPrim{}, false},
-		{"-infinity", tstzF, be(math.MinInt64), time.UTC, srcPrim{}, false},
+		{"bigint", int8F, be(math.MinInt64), time.UTC, connect.Int64Value(math.MinInt64), true},
+		{"null", int8F, nil, time.UTC, connect.Value{}, false},
+		{"int4", &srcField{pgOID: pgtype.Int4OID}, []byte{0, 0, 0, 1}, time.UTC, connect.Value{}, false},
+		{"latest instant", tsF, be(pgMicros(maxNanos)), time.UTC, connect.UnixNanoValue(maxNanos.UnixNano()), true},
+		{"past 2262", tsF, be(pgMicros(maxNanos) + 1), time.UTC, connect.Value{}, false},
+		{"earliest instant", tstzF, be(pgMicros(minNanos)), time.UTC, connect.UnixNanoValue(minNanos.UnixNano()), true},
+		{"before 1677", tstzF, be(pgMicros(minNanos) - 1), time.UTC, connect.Value{}, false},
+		{"infinity", tsF, be(math.MaxInt64), time.UTC, connect.Value{}, false},
+		{"-infinity", tstzF, be(math.MinInt64), time.UTC, connect.Value{}, false},
 		// db.timezone: a TIMESTAMP is a wall clock there, a TIMESTAMPTZ
 		// an instant still.
-		{"timestamp, db.timezone", tsF, be(0), ny, srcPrim{}, false},
-		{"timestamptz, db.timezone", tstzF, be(0), ny, srcPrim{kind: srcPrimUTCNanos, n: srcPGEpoch.UnixNano()}, true},
-		{"text", &srcField{pgOID: pgtype.TextOID}, []byte("customer-1"), time.UTC, srcPrim{kind: srcPrimString, s: "customer-1"}, true},
-		{"empty varchar", &srcField{pgOID: pgtype.VarcharOID}, []byte{}, time.UTC, srcPrim{kind: srcPrimString}, true},
-		{"null text", &srcField{pgOID: pgtype.TextOID}, nil, time.UTC, srcPrim{}, false},
+		{"timestamp, db.timezone", tsF, be(0), ny, connect.Value{}, false},
+		{"timestamptz, db.timezone", tstzF, be(0), ny, connect.UnixNanoValue(srcPGEpoch.UnixNano()), true},
+		{"text", &srcField{pgOID: pgtype.TextOID}, []byte("customer-1"), time.UTC, connect.StringValue("customer-1"), true},
+		{"empty varchar", &srcField{pgOID: pgtype.VarcharOID}, []byte{}, time.UTC, connect.StringValue(""), true},
+		{"null text", &srcField{pgOID: pgtype.TextOID}, nil, time.UTC, connect.Value{}, false},
 	} {
 		var arena srcArena
 		got, ok := srcPGPrim(c.f, c.b, c.loc, &arena)
-		if got != c.want || ok != c.ok {
-			t.Errorf("%s: %+v, %v; want %+v, %v", c.name, got, ok, c.want, c.ok)
+		if srcValueText(got) != srcValueText(c.want) || ok != c.ok {
+			t.Errorf("%s: %s, %v; want %s, %v", c.name, srcValueText(got), ok, srcValueText(c.want), c.ok)
 		}
 	}
 }
 
-// A NUMERIC read as a Decimal is unboxed when the boxed decoder would take
-// its int64 path, and then holds what that path gives.
+// srcValueText is what a test compares of a connect.Value, which ==
+// cannot compare: its kind and value.
+func srcValueText(v connect.Value) string { return v.Kind().String() + " " + v.String() }
+
+// A NUMERIC read as a Decimal is a connect.DecimalValue when the boxed
+// decoder would take its int64 path, and then holds what that path gives.
 func TestSourcePGPrimNumeric(t *testing.T) {
 	enc := func(s string) []byte { return srcPGNumericBytes(t, s) }
 	dec2 := &srcField{pgOID: pgtype.NumericOID, kind: srcDecimal, scale: 2}
@@ -362,8 +366,9 @@ func TestSourcePGPrimNumeric(t *testing.T) {
 	} {
 		b := enc(c.in)
 		got, ok := srcPGPrim(c.f, b, time.UTC, &srcArena{})
-		if ok != c.ok || ok && got != (srcPrim{kind: srcPrimDecimal, n: c.want}) {
-			t.Errorf("%s at scale %d: %+v, %v; want %d, %v", c.in, c.f.scale, got, ok, c.want, c.ok)
+		n, scale, small := got.SmallDecimal()
+		if ok != c.ok || ok && (!small || n != c.want || scale != c.f.scale) {
+			t.Errorf("%s at scale %d: %s, %v; want %d, %v", c.in, c.f.scale, srcValueText(got), ok, c.want, c.ok)
 		}
 		if !ok {
 			continue
@@ -371,8 +376,8 @@ func TestSourcePGPrimNumeric(t *testing.T) {
 		var decs srcDecimals
 		boxed, err := srcPGNumeric(c.f, b, &decs)
 		d, isDec := boxed.(*connect.Decimal)
-		if err != nil || !isDec || !d.Unscaled.IsInt64() || d.Unscaled.Int64() != got.n || d.Scale != c.f.scale {
-			t.Errorf("%s: unboxed %d at scale %d, boxed %v, %v", c.in, got.n, c.f.scale, boxed, err)
+		if err != nil || !isDec || !d.Unscaled.IsInt64() || d.Unscaled.Int64() != n || d.Scale != c.f.scale {
+			t.Errorf("%s: unboxed %d at scale %d, boxed %v, %v", c.in, n, c.f.scale, boxed, err)
 		}
 	}
 	if _, ok := srcPGPrim(dec2, nil, time.UTC, &srcArena{}); ok {
@@ -423,11 +428,11 @@ func TestSourceArena(t *testing.T) {
 	// Into a struct, a text costs no allocation of its own: only the
 	// chunks do, one per few thousand short values.
 	st := connect.NewStruct(connect.StructSchema("row", connect.Field{Name: "c", Schema: connect.StringSchema}))
-	st.SetStringAtUnchecked(0, "")
+	st.SetValueAt(0, connect.StringValue(""))
 	allocs := testing.AllocsPerRun(20, func() {
 		for i := range 1000 {
 			buf = strconv.AppendInt(append(buf[:0], "customer-"...), int64(i), 10)
-			st.SetStringAtUnchecked(0, arena.str(buf))
+			st.SetValueAt(0, connect.StringValue(arena.str(buf)))
 		}
 	})
 	if allocs > 1 {
