@@ -91,15 +91,23 @@ type RecordCommitter interface {
 // allocating it again for every batch: at tens of thousands of records a
 // second, that memory is most of what the collector handles.
 //
-// The runtime calls ReleaseRecords once for each batch Poll returned, with
-// that slice, when it reads none of the batch's records nor what they
-// point to any more: once it converted them, or for a RecordCommitter once
-// CommitRecord ran for each of them. After that the task may overwrite
-// them. The source partition and offset maps are excepted: the runtime
-// keeps them until it commits the offsets, and the task must not change
-// them. ReleaseRecords runs on another goroutine than Poll, possibly while
-// Poll runs. A batch the runtime could not send (the task failing or
-// stopping) is not released; the collector frees it.
+// A record, and what it points to (its struct, the struct's values),
+// belongs to the runtime from the Poll that returned it until the runtime
+// hands it back. The runtime calls ReleaseRecords once for each batch
+// Poll returned, with that very slice, when it reads none of the records
+// it hands back any more: once it converted them, or for a
+// RecordCommitter once CommitRecord ran for each of them. It hands back
+// only records nothing else holds; the entry of one it does not is nil,
+// and the task must not reuse that record's memory, nor that of anything
+// it points to, as it may still be read: a record a transform kept or
+// returned in place of another is not handed back, nor is one it
+// replaced by a record that points to what it held. Today nothing but the runtime holds a
+// source record after its conversion, so every entry is. The task may
+// overwrite what it got back, except the source partition and offset
+// maps: the runtime keeps them until it commits the offsets, and the task
+// must not change them. ReleaseRecords runs on another goroutine than
+// Poll, possibly while Poll runs. A batch the runtime could not send (the
+// task failing or stopping) is not released; the collector frees it.
 type RecordReleaser interface {
 	ReleaseRecords(records []*SourceRecord)
 }

@@ -791,7 +791,12 @@ func (t *SourceTask) ReleaseRecords(recs []*connect.SourceRecord) {
 	t.batchMu.Lock()
 	defer t.batchMu.Unlock()
 	if i := slices.IndexFunc(t.out, func(b *srcBatch) bool { return &b.recs[0] == &recs[0] }); i >= 0 {
-		t.keepFree(t.out[i])
+		// A record the runtime did not hand back (nil) may still be read,
+		// and so may its struct: its block is not filled again, nor,
+		// since the blocks go together, the rest of the batch.
+		if !slices.Contains(recs, nil) {
+			t.keepFree(t.out[i])
+		}
 		t.out = slices.Delete(t.out, i, i+1)
 	}
 }

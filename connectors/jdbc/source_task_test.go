@@ -490,6 +490,61 @@ func TestSourceReusesReleasedBatches(t *testing.T) {
 	})
 }
 
+// A record the runtime did not hand back (nil in the batch it released)
+// may still be read: no later batch fills it, its struct, or the rest of
+// its batch again, while batches handed back whole are still reused.
+func TestSourceKeepsRecordsNotHandedBack(t *testing.T) {
+	eachDB(t, func(t *testing.T, db *testDB) {
+		srcCreateOrders(t, db)
+		srcInsertOrders(t, db, 1, 12, srcEventsBase)
+		task := srcStartTask(t, srcBaseConfig(db, map[string]string{srcMode: srcModeIncrementing,
+			srcIncrementingColumn: "id", srcTableWhitelist: "orders", srcBatchMaxRows: "3"}), &srcTestContext{})
+		render := func(r *connect.SourceRecord) string {
+			st := r.Value.(*connect.Struct)
+			var fields []string
+			for i := range st.Schema().Fields {
+				fields = append(fields, srcValueString(st.AtWithoutDefault(i)))
+			}
+			return strings.Join(fields, " ")
+		}
+		var kept *connect.SourceRecord
+		var keptRow string
+		var keptBatch []*connect.SourceRecord
+		var last *connect.SourceRecord
+		reused := 0
+		for n := 0; n < 12; {
+			recs, err := task.Poll(context.Background())
+			if err != nil {
+				t.Fatalf("Poll: %v", err)
+			}
+			if len(recs) == 0 {
+				continue
+			}
+			n += len(recs)
+			for _, r := range recs {
+				if kept != nil && (slices.Contains(keptBatch, r) || r.Value == kept.Value) {
+					t.Fatalf("row %s was read into the memory of a batch the runtime did not hand back whole", render(r))
+				}
+			}
+			if recs[0] == last {
+				reused++
+			}
+			last = recs[0]
+			if kept == nil {
+				kept, keptRow, keptBatch = recs[1], render(recs[1]), slices.Clone(recs)
+				recs[1] = nil
+			}
+			task.ReleaseRecords(recs)
+		}
+		if got := render(kept); got != keptRow {
+			t.Fatalf("the record not handed back holds %s, want %s", got, keptRow)
+		}
+		if reused == 0 {
+			t.Fatal("no batch reused a released one's memory")
+		}
+	})
+}
+
 // An incrementing column may be a DECIMAL of scale 0, as Confluent's
 // allows; one with a fractional part stops the task.
 func TestSourceDecimalIncrementing(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -274,11 +275,13 @@ func (t *recordAcksTask) CommitRecord(rec *connect.SourceRecord, meta connect.Re
 // that also asks for acknowledgements, after CommitRecord saw each of its
 // records. The task overwrites what it gets back at once, so a record
 // read after its release would reach Kafka, or CommitRecord, overwritten.
+// It gets back the very slice Poll returned, every record in it: nothing
+// but the worker holds them after their conversion.
 func TestReleasedRecordsAreReadNoMore(t *testing.T) {
 	const batches, perBatch = 5, 600
 	for _, withAcks := range []bool{false, true} {
 		t.Run(fmt.Sprintf("acks=%v", withAcks), func(t *testing.T) {
-			rel := &releases{batches: map[*connect.SourceRecord]int{}}
+			rel := &releases{batches: map[*connect.SourceRecord]int{}, polled: map[**connect.SourceRecord][]*connect.SourceRecord{}}
 			const class = "test.ReleasingSource"
 			plugin := connect.Plugin{Class: class, Type: connect.PluginSource, Version: "test",
 				New: func() any {
@@ -308,6 +311,10 @@ func TestReleasedRecordsAreReadNoMore(t *testing.T) {
 					t.Fatalf("the batch of record %v was released %d times", first.Value, n)
 				}
 			}
+			if rel.notHandedBack != 0 {
+				t.Fatalf("%d released batches were not the slice Poll returned, each record in it: nothing but the worker "+
+					"holds a record after its conversion, so every one is handed back", rel.notHandedBack)
+			}
 			if withAcks && (rel.acked != batches*perBatch || rel.ackedLate != 0) {
 				t.Fatalf("CommitRecord ran for %d records, %d of them already released; want %d, none",
 					rel.acked, rel.ackedLate, batches*perBatch)
@@ -321,6 +328,11 @@ type releases struct {
 	batches   map[*connect.SourceRecord]int // releases, by the batch's first record
 	acked     int
 	ackedLate int // CommitRecord calls for records already released
+	// polled holds a copy of each batch Poll returned, by its slice's
+	// first element; notHandedBack counts the batches released as
+	// another slice or with records missing (nil) or changed.
+	polled        map[**connect.SourceRecord][]*connect.SourceRecord
+	notHandedBack int
 }
 
 func (r *releases) count() int {
@@ -334,9 +346,22 @@ type releasingTask struct {
 	rel *releases
 }
 
+func (t *releasingTask) Poll(ctx context.Context) ([]*connect.SourceRecord, error) {
+	recs, err := t.numberedTask.Poll(ctx)
+	if len(recs) > 0 {
+		t.rel.mu.Lock()
+		defer t.rel.mu.Unlock()
+		t.rel.polled[&recs[0]] = slices.Clone(recs)
+	}
+	return recs, err
+}
+
 func (t *releasingTask) ReleaseRecords(recs []*connect.SourceRecord) {
 	t.rel.mu.Lock()
 	defer t.rel.mu.Unlock()
+	if polled, ok := t.rel.polled[&recs[0]]; !ok || !slices.Equal(polled, recs) {
+		t.rel.notHandedBack++
+	}
 	t.rel.batches[recs[0]]++
 	for _, r := range recs {
 		r.Key, r.Value = "released", "released"
