@@ -325,7 +325,18 @@ func TestPlannedWritesMatchPlain(t *testing.T) {
 			twinValue.Put(s.Fields[i].Name, v)
 		}
 	}
+	// Values a source set from their kinds' constructors, one of a scale
+	// the schema does not have and one of a type it does not allow, which
+	// SetValueAt does not check.
+	byValue := connect.NewStruct(s)
+	byValue.SetValueAt(3, connect.Int64Value(1<<40))
+	byValue.SetValueAt(4, connect.StringValue("é\"\n"))
+	byValue.SetValueAt(7, connect.DecimalValue(-12345, 3))
+	byValue.SetValueAt(8, connect.UnixNanoValue(-1_500_001))
+	wrongType := connect.NewStruct(s)
+	wrongType.SetValueAt(1, connect.Int64Value(5))
 	values := map[string]any{
+		"by value": byValue, "wrong type by value": wrongType,
 		"full": full(), "sparse": sparse, "unset": connect.NewStruct(s), "large decimal": large,
 		"decimal of another scale": wrongScale, "equal schema": twinValue, "null": nil,
 		"not a struct": map[string]any{"i8": int8(1)}, "typed nil": (*connect.Struct)(nil),
