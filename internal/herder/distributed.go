@@ -110,19 +110,25 @@ func (dt *dtask) setPaused(paused bool) {
 	dt.paused = paused
 }
 
-// ConfigStore is the config topic as the distributed herder uses it.
+// ConfigStore is the config topic as the distributed herder uses it,
+// in the store's own terms: *storage.ConfigTopic is one.
 type ConfigStore interface {
-	Snapshot() ClusterConfig
+	Snapshot() storage.ConfigState
 	Refresh(ctx context.Context) error
-	PutConnectorConfig(ctx context.Context, name string, config map[string]string, target *TargetState) error
+	PutConnectorConfig(ctx context.Context, name string, config map[string]string, target *string) error
 	RemoveConnector(ctx context.Context, name string) error
 	PutTaskConfigs(ctx context.Context, name string, configs []map[string]string) error
-	PutTargetState(ctx context.Context, name string, target TargetState) error
-	PutSessionKey(ctx context.Context, key []byte, created time.Time) error
+	PutTargetState(ctx context.Context, name, state string) error
+	PutSessionKey(ctx context.Context, key storage.SessionKey) error
 	PutRestartRequest(ctx context.Context, name string, onlyFailed, includeTasks bool) error
 }
 
-// ClusterConfig is a snapshot of the config topic.
+var _ ConfigStore = (*storage.ConfigTopic)(nil)
+
+// ClusterConfig is the config topic as a reconcile pass and the REST
+// answers read it. A connector whose task configs are inconsistent is in
+// Inconsistent and has no entry in Tasks, so that none of its tasks
+// starts until a complete commit.
 type ClusterConfig struct {
 	Offset       int64
 	Connectors   map[string]map[string]string
@@ -133,6 +139,30 @@ type ClusterConfig struct {
 	Inconsistent map[string]bool
 }
 
+func clusterConfig(st storage.ConfigState) ClusterConfig {
+	out := ClusterConfig{
+		Offset:     st.Offset,
+		Connectors: map[string]map[string]string{}, Targets: map[string]TargetState{},
+		Tasks: map[string][]map[string]string{}, Inconsistent: map[string]bool{},
+	}
+	for name, cs := range st.Connectors {
+		out.Connectors[name] = cs.Config
+		out.Targets[name] = TargetState(cs.TargetState)
+		if cs.Inconsistent {
+			out.Inconsistent[name] = true
+		} else {
+			out.Tasks[name] = cs.Tasks
+		}
+	}
+	if st.SessionKey != nil {
+		out.SessionKey = st.SessionKey.Key
+		out.KeyCreated = time.UnixMilli(st.SessionKey.CreationTimestamp)
+	}
+	return out
+}
+
+func (h *Distributed) snapshot() ClusterConfig { return clusterConfig(h.store.Snapshot()) }
+
 func (c ClusterConfig) target(name string) TargetState {
 	if t, ok := c.Targets[name]; ok && t != "" {
 		return t
@@ -140,18 +170,21 @@ func (c ClusterConfig) target(name string) TargetState {
 	return Started
 }
 
-// StatusStore is the status topic as the distributed herder uses it.
+// StatusStore is the status topic as the distributed herder uses it, in
+// the store's own terms: *storage.StatusTopic is one.
 type StatusStore interface {
-	PutConnector(ctx context.Context, name, state, trace, workerID string, generation int32) error
-	PutTask(ctx context.Context, id client.TaskID, state, trace, workerID string, generation int32, safe bool) error
-	DeleteConnector(ctx context.Context, name string) error
-	DeleteTask(ctx context.Context, id client.TaskID) error
-	Connector(name string) (client.State, bool)
-	Tasks(name string) []client.TaskState
-	PutTopic(ctx context.Context, connector, topic string, task int) error
-	Topics(name string) []string
-	ResetTopics(ctx context.Context, name string) error
+	Put(ctx context.Context, rec storage.StatusRecord) error
+	PutSafe(ctx context.Context, rec storage.StatusRecord) (bool, error)
+	DeleteConnector(ctx context.Context, connector string) error
+	DeleteTask(ctx context.Context, connector string, task int) error
+	Connector(name string) (storage.StatusRecord, bool)
+	Tasks(connector string) []storage.StatusRecord
+	PutTopic(ctx context.Context, ts storage.TopicStatus) error
+	Topics(connector string) []string
+	ResetTopics(ctx context.Context, connector string) error
 }
+
+var _ StatusStore = (*storage.StatusTopic)(nil)
 
 // OffsetTopic is the offsets topic as the distributed herder uses it.
 type OffsetTopic interface {
@@ -242,7 +275,7 @@ const statusSweepInterval = 10 * time.Second
 func (h *Distributed) sweep() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.sweepStatusesLocked(context.Background(), h.store.Snapshot(), nil)
+	h.sweepStatusesLocked(context.Background(), h.snapshot(), nil)
 }
 
 // Kick asks for a reconcile pass; calls coalesce.
@@ -257,7 +290,7 @@ func (h *Distributed) stopAll() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	stopped := h.stopTasksLocked(func(client.TaskID) bool { return true })
-	h.sweepStatusesLocked(context.Background(), h.store.Snapshot(), stopped)
+	h.sweepStatusesLocked(context.Background(), h.snapshot(), stopped)
 	for name, dc := range h.conns {
 		h.stopConnLocked(name, dc)
 	}
@@ -266,7 +299,7 @@ func (h *Distributed) stopAll() {
 // ---- group handler -------------------------------------------------------
 
 // ConfigOffset is this worker's position in the config topic.
-func (h *Distributed) ConfigOffset() int64 { return h.store.Snapshot().Offset }
+func (h *Distributed) ConfigOffset() int64 { return h.snapshot().Offset }
 
 // CatchUp reads the config topic until it reaches offset.
 func (h *Distributed) CatchUp(ctx context.Context, offset int64) bool {
@@ -275,13 +308,13 @@ func (h *Distributed) CatchUp(ctx context.Context, offset int64) bool {
 	if err := h.store.Refresh(ctx); err != nil {
 		return false
 	}
-	return h.store.Snapshot().Offset >= offset
+	return h.snapshot().Offset >= offset
 }
 
 // Work is what the cluster should run: every connector with a config and
 // its committed task count.
 func (h *Distributed) Work() map[string]int {
-	snap := h.store.Snapshot()
+	snap := h.snapshot()
 	out := make(map[string]int, len(snap.Connectors))
 	for name := range snap.Connectors {
 		out[name] = len(snap.Tasks[name])
@@ -300,7 +333,7 @@ func (h *Distributed) Revoked(connectors []string, tasks []client.TaskID) {
 		delete(h.ownedTasks, id)
 	}
 	stopped := h.stopTasksLocked(func(id client.TaskID) bool { return revokedTask[id] })
-	h.sweepStatusesLocked(context.Background(), h.store.Snapshot(), stopped)
+	h.sweepStatusesLocked(context.Background(), h.snapshot(), stopped)
 	for _, name := range connectors {
 		delete(h.owned, name)
 		if dc := h.conns[name]; dc != nil {
@@ -333,7 +366,7 @@ func (h *Distributed) Assigned(connectors []string, tasks []client.TaskID, leade
 	h.leader, h.leaderURL, h.generation = leader, leaderURL, generation
 	h.gen.Store(generation)
 	h.mu.Unlock()
-	if h.store.Snapshot().Offset < configOffset {
+	if h.snapshot().Offset < configOffset {
 		ctx, cancel := context.WithTimeout(context.Background(), h.dcfg.WorkerSyncTimeout)
 		_ = h.store.Refresh(ctx)
 		cancel()
@@ -385,7 +418,7 @@ func (h *Distributed) RestartRequested(name string, onlyFailed, includeTasks boo
 
 func (h *Distributed) taskState(id client.TaskID) string {
 	for _, ts := range h.status.Tasks(id.Connector) {
-		if ts.ID == id.Task {
+		if ts.Task == id.Task {
 			return ts.State
 		}
 	}
@@ -407,7 +440,7 @@ func (h *Distributed) TaskState(t *worker.Task, state, trace string) {
 	gen := h.gen.Load()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := h.status.PutTask(ctx, id, state, trace, h.workerID, gen, state == client.StateUnassigned); err != nil {
+	if err := h.writeTaskStatus(ctx, id, state, trace, gen, state == client.StateUnassigned); err != nil {
 		h.log.Warn("writing a task status failed", "task", id.String(), "error", err)
 	}
 }
@@ -435,7 +468,7 @@ func (h *Distributed) current(id client.TaskID, t *worker.Task) bool {
 func (h *Distributed) TopicUsed(connector, topic string, task int) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := h.status.PutTopic(ctx, connector, topic, task); err != nil {
+	if err := h.status.PutTopic(ctx, storage.TopicStatus{Topic: topic, Connector: connector, Task: task, DiscoverTimestamp: time.Now().UnixMilli()}); err != nil {
 		h.log.Warn("writing a topic status failed", "connector", connector, "topic", topic, "error", err)
 	}
 }
@@ -443,7 +476,8 @@ func (h *Distributed) TopicUsed(connector, topic string, task int) {
 func (h *Distributed) putConnStatus(name, state, trace string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := h.status.PutConnector(ctx, name, state, trace, h.workerID, h.generation); err != nil {
+	rec := storage.StatusRecord{Connector: name, State: state, Trace: trace, WorkerID: h.workerID, Generation: h.generation}
+	if err := h.status.Put(ctx, rec); err != nil {
 		h.log.Warn("writing a connector status failed", "connector", name, "error", err)
 	}
 	if dc := h.conns[name]; dc != nil {
@@ -454,9 +488,21 @@ func (h *Distributed) putConnStatus(name, state, trace string) {
 func (h *Distributed) putTaskStatus(id client.TaskID, state, trace string, safe bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := h.status.PutTask(ctx, id, state, trace, h.workerID, h.generation, safe); err != nil {
+	if err := h.writeTaskStatus(ctx, id, state, trace, h.generation, safe); err != nil {
 		h.log.Warn("writing a task status failed", "task", id.String(), "error", err)
 	}
+}
+
+// writeTaskStatus writes a task's state as this worker's in generation
+// gen; a safe write does not replace the status another worker wrote in
+// a newer generation.
+func (h *Distributed) writeTaskStatus(ctx context.Context, id client.TaskID, state, trace string, gen int32, safe bool) error {
+	rec := storage.StatusRecord{Connector: id.Connector, IsTask: true, Task: id.Task, State: state, Trace: trace, WorkerID: h.workerID, Generation: gen}
+	if safe {
+		_, err := h.status.PutSafe(ctx, rec)
+		return err
+	}
+	return h.status.Put(ctx, rec)
 }
 
 // ---- reconcile -------------------------------------------------------------
@@ -604,7 +650,7 @@ func (h *Distributed) sweepStatusesLocked(ctx context.Context, snap ClusterConfi
 	}
 	for name := range snap.Connectors {
 		for _, ts := range h.status.Tasks(name) {
-			id := client.TaskID{Connector: name, Task: ts.ID}
+			id := client.TaskID{Connector: name, Task: ts.Task}
 			if gone(id) && h.tasks[id] == nil && (ts.WorkerID == h.workerID || h.members != nil && !h.members[ts.WorkerID]) {
 				forget[id] = true
 			}
@@ -616,7 +662,7 @@ func (h *Distributed) sweepStatusesLocked(ctx context.Context, snap ClusterConfi
 }
 
 func (h *Distributed) deleteTaskStatus(ctx context.Context, id client.TaskID) {
-	if err := h.status.DeleteTask(ctx, id); err != nil {
+	if err := h.status.DeleteTask(ctx, id.Connector, id.Task); err != nil {
 		h.log.Warn("deleting a task status failed", "task", id.String(), "error", err)
 	}
 }
@@ -625,7 +671,7 @@ func (h *Distributed) forgetStatuses(name string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for _, ts := range h.status.Tasks(name) {
-		_ = h.status.DeleteTask(ctx, client.TaskID{Connector: name, Task: ts.ID})
+		_ = h.status.DeleteTask(ctx, name, ts.Task)
 	}
 	_ = h.status.DeleteConnector(ctx, name)
 }
@@ -696,7 +742,7 @@ func (h *Distributed) Health(ctx context.Context) (int, client.WorkerStatus) {
 
 // Connectors lists the connectors of the cluster.
 func (h *Distributed) Connectors(ctx context.Context) ([]string, error) {
-	snap := h.store.Snapshot()
+	snap := h.snapshot()
 	names := slices.Collect(maps.Keys(snap.Connectors))
 	sort.Strings(names)
 	return names, nil
@@ -716,7 +762,7 @@ func (h *Distributed) info(snap ClusterConfig, name string) (*client.ConnectorIn
 
 // ConnectorInfo answers GET /connectors/{c}.
 func (h *Distributed) ConnectorInfo(ctx context.Context, name string) (*client.ConnectorInfo, error) {
-	return h.info(h.store.Snapshot(), name)
+	return h.info(h.snapshot(), name)
 }
 
 // ConnectorConfig answers GET /connectors/{c}/config.
@@ -730,24 +776,35 @@ func (h *Distributed) ConnectorConfig(ctx context.Context, name string) (map[str
 
 // ConnectorStatus answers GET /connectors/{c}/status from the status topic.
 func (h *Distributed) ConnectorStatus(ctx context.Context, name string) (*client.ConnectorStatus, error) {
-	st, ok := h.status.Connector(name)
+	rec, ok := h.status.Connector(name)
 	if !ok {
 		return nil, NotFound("No status found for connector %s", name)
 	}
+	st := client.State{State: rec.State, WorkerID: rec.WorkerID, Trace: rec.Trace}
 	typ := client.TypeUnknown
-	if config, ok := h.store.Snapshot().Connectors[name]; ok {
+	if config, ok := h.snapshot().Connectors[name]; ok {
 		typ = connType(h.plugin(config["connector.class"]))
 	}
-	tasks := h.status.Tasks(name)
+	tasks := taskStates(h.status.Tasks(name))
 	if tasks == nil {
 		tasks = []client.TaskState{}
 	}
 	return &client.ConnectorStatus{Name: name, Connector: st, Tasks: tasks, Type: typ}, nil
 }
 
+// taskStates are the status topic's task records as the REST API shows
+// them; nil when there are none.
+func taskStates(recs []storage.StatusRecord) []client.TaskState {
+	var out []client.TaskState
+	for _, r := range recs {
+		out = append(out, client.TaskState{ID: r.Task, State: r.State, WorkerID: r.WorkerID, Trace: r.Trace})
+	}
+	return out
+}
+
 // TaskStatus answers GET /connectors/{c}/tasks/{t}/status.
 func (h *Distributed) TaskStatus(ctx context.Context, name string, task int) (*client.TaskState, error) {
-	for _, ts := range h.status.Tasks(name) {
+	for _, ts := range taskStates(h.status.Tasks(name)) {
 		if ts.ID == task {
 			return &ts, nil
 		}
@@ -757,7 +814,7 @@ func (h *Distributed) TaskStatus(ctx context.Context, name string, task int) (*c
 
 // TaskConfigs answers GET /connectors/{c}/tasks.
 func (h *Distributed) TaskConfigs(ctx context.Context, name string) ([]client.TaskInfo, error) {
-	snap := h.store.Snapshot()
+	snap := h.snapshot()
 	if _, ok := snap.Connectors[name]; !ok {
 		return nil, NotFound("Connector %s not found", name)
 	}
@@ -821,7 +878,7 @@ func (h *Distributed) CreateConnector(ctx context.Context, name string, config m
 		if err := h.store.Refresh(ctx); err != nil {
 			return Internal("Failed to read to end of config topic: %v", err)
 		}
-		if _, ok := h.store.Snapshot().Connectors[name]; ok {
+		if _, ok := h.snapshot().Connectors[name]; ok {
 			return Conflict("Connector %s already exists", name)
 		}
 		if len(initialOffsets) > 0 {
@@ -836,15 +893,16 @@ func (h *Distributed) CreateConnector(ctx context.Context, name string, config m
 				return err
 			}
 		}
-		var target *TargetState
+		var target *string
 		if initial != "" {
-			target = &initial
+			s := string(initial)
+			target = &s
 		}
 		if err := h.store.PutConnectorConfig(ctx, name, config, target); err != nil {
 			return Internal("Failed to write connector %s: %v", name, err)
 		}
 		var err error
-		info, err = h.info(h.store.Snapshot(), name)
+		info, err = h.info(h.snapshot(), name)
 		return err
 	})
 	return info, err
@@ -862,13 +920,13 @@ func (h *Distributed) PutConnectorConfig(ctx context.Context, name string, confi
 		if err := h.store.Refresh(ctx); err != nil {
 			return Internal("Failed to read to end of config topic: %v", err)
 		}
-		_, existed := h.store.Snapshot().Connectors[name]
+		_, existed := h.snapshot().Connectors[name]
 		if err := h.store.PutConnectorConfig(ctx, name, config, nil); err != nil {
 			return Internal("Failed to write connector %s: %v", name, err)
 		}
 		created = !existed
 		var err error
-		info, err = h.info(h.store.Snapshot(), name)
+		info, err = h.info(h.snapshot(), name)
 		return err
 	})
 	return info, created, err
@@ -885,7 +943,7 @@ func (h *Distributed) PatchConnectorConfig(ctx context.Context, name string, pat
 		if err := h.store.Refresh(ctx); err != nil {
 			return Internal("Failed to read to end of config topic: %v", err)
 		}
-		current, ok := h.store.Snapshot().Connectors[name]
+		current, ok := h.snapshot().Connectors[name]
 		if !ok {
 			return NotFound("Connector %s not found", name)
 		}
@@ -897,7 +955,7 @@ func (h *Distributed) PatchConnectorConfig(ctx context.Context, name string, pat
 			return Internal("Failed to write connector %s: %v", name, err)
 		}
 		var err error
-		info, err = h.info(h.store.Snapshot(), name)
+		info, err = h.info(h.snapshot(), name)
 		return err
 	})
 	return info, err
@@ -911,7 +969,7 @@ func (h *Distributed) DeleteConnector(ctx context.Context, name string) error {
 		if err := h.store.Refresh(ctx); err != nil {
 			return Internal("Failed to read to end of config topic: %v", err)
 		}
-		if _, ok := h.store.Snapshot().Connectors[name]; !ok {
+		if _, ok := h.snapshot().Connectors[name]; !ok {
 			return NotFound("Connector %s not found", name)
 		}
 		if err := h.store.RemoveConnector(ctx, name); err != nil {
@@ -922,7 +980,7 @@ func (h *Distributed) DeleteConnector(ctx context.Context, name string) error {
 }
 
 func (h *Distributed) exists(name string) bool {
-	_, ok := h.store.Snapshot().Connectors[name]
+	_, ok := h.snapshot().Connectors[name]
 	return ok
 }
 
@@ -941,7 +999,7 @@ func (h *Distributed) setTarget(ctx context.Context, name string, target TargetS
 	if !h.exists(name) {
 		return NotFound("Unknown connector %s", name)
 	}
-	if err := h.store.PutTargetState(ctx, name, target); err != nil {
+	if err := h.store.PutTargetState(ctx, name, string(target)); err != nil {
 		return Internal("Failed to write the target state of %s: %v", name, err)
 	}
 	return nil
@@ -972,7 +1030,7 @@ func (h *Distributed) writeStop(ctx context.Context, name string) error {
 	if err := h.store.PutTaskConfigs(ctx, name, nil); err != nil {
 		return Internal("Failed to write the task configs of %s: %v", name, err)
 	}
-	if err := h.store.PutTargetState(ctx, name, Stopped); err != nil {
+	if err := h.store.PutTargetState(ctx, name, string(Stopped)); err != nil {
 		return Internal("Failed to write the target state of %s: %v", name, err)
 	}
 	return nil
@@ -982,7 +1040,7 @@ func (h *Distributed) writeStop(ctx context.Context, name string) error {
 // somewhere.
 func (h *Distributed) activeTasks(name string) []client.TaskState {
 	var out []client.TaskState
-	for _, ts := range h.status.Tasks(name) {
+	for _, ts := range taskStates(h.status.Tasks(name)) {
 		switch ts.State {
 		case client.StateRunning, client.StatePaused, client.StateRestarting:
 			out = append(out, ts)
@@ -1109,7 +1167,7 @@ func (h *Distributed) ResetConnectorTopics(ctx context.Context, name string) err
 
 // ConnectorOffsets answers GET /connectors/{c}/offsets on any worker.
 func (h *Distributed) ConnectorOffsets(ctx context.Context, name string) (*client.ConnectorOffsets, error) {
-	config, ok := h.store.Snapshot().Connectors[name]
+	config, ok := h.snapshot().Connectors[name]
 	if !ok {
 		return nil, NotFound("Connector %s not found", name)
 	}
@@ -1154,7 +1212,7 @@ func (h *Distributed) changeOffsets(ctx context.Context, name string, offsets []
 	if err := h.store.Refresh(ctx); err != nil {
 		return "", Internal("Failed to read to end of config topic before modifying connector offsets")
 	}
-	snap := h.store.Snapshot()
+	snap := h.snapshot()
 	config, ok := snap.Connectors[name]
 	if !ok {
 		return "", NotFound("Connector %s not found", name)
@@ -1185,7 +1243,7 @@ func (h *Distributed) changeOffsets(ctx context.Context, name string, offsets []
 // SubmitTaskConfigs takes a member's new task configs (the internal,
 // signed endpoint) and writes them, at the leader.
 func (h *Distributed) SubmitTaskConfigs(ctx context.Context, name string, body []byte, header http.Header) error {
-	if err := verifySignature(h.store.Snapshot().SessionKey, body, header); err != nil {
+	if err := verifySignature(h.snapshot().SessionKey, body, header); err != nil {
 		return err
 	}
 	var cfgs []map[string]string
@@ -1211,7 +1269,7 @@ func (h *Distributed) putTaskConfigs(ctx context.Context, name string, cfgs []ma
 	if err := h.store.Refresh(ctx); err != nil {
 		return Internal("Failed to read to end of config topic: %v", err)
 	}
-	snap := h.store.Snapshot()
+	snap := h.snapshot()
 	if _, ok := snap.Connectors[name]; !ok {
 		return NotFound("Connector %s not found", name)
 	}
@@ -1245,7 +1303,7 @@ func (h *Distributed) EnsureSessionKey(ctx context.Context) error {
 	h.mu.Lock()
 	leader := h.leader
 	h.mu.Unlock()
-	snap := h.store.Snapshot()
+	snap := h.snapshot()
 	if !leader || (snap.SessionKey != nil && time.Since(snap.KeyCreated) < h.dcfg.KeyTTL) {
 		return nil
 	}
@@ -1253,7 +1311,7 @@ func (h *Distributed) EnsureSessionKey(ctx context.Context) error {
 	if _, err := rand.Read(key); err != nil {
 		return err
 	}
-	return h.store.PutSessionKey(ctx, key, time.Now())
+	return h.store.PutSessionKey(ctx, storage.SessionKey{Key: key, Algorithm: storage.SessionKeyAlgorithm, CreationTimestamp: time.Now().UnixMilli()})
 }
 
 // AdvertisedURL builds a worker's REST URL from Kafka Connect's

@@ -177,7 +177,7 @@ func sortedTaskIDs[V any](m map[client.TaskID]V) []client.TaskID {
 // new configs, and connectors whose task configs changed send them to the
 // leader.
 func (h *Distributed) reconcile(ctx context.Context) {
-	snap := h.store.Snapshot()
+	snap := h.snapshot()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.applyPlanLocked(ctx, snap, planReconcile(reconcileState{

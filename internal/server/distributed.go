@@ -132,7 +132,7 @@ func StartDistributed(ctx context.Context, props map[string]string, plugins []co
 		}
 	}
 
-	h := herder.NewDistributed(cfg, dcfg, bootstrap, configStore{configs}, statusStore{status}, offsets, herder.DistributedOptions{
+	h := herder.NewDistributed(cfg, dcfg, bootstrap, configs, status, offsets, herder.DistributedOptions{
 		URL: url, ClusterID: clusterID, Commit: Commit, Log: log, Dial: brokerDial(s.Broker), Plugins: set,
 	})
 	listener.h = h
@@ -198,8 +198,10 @@ func clusterIDOf(ctx context.Context, adm *kadm.Client, bootstrap []string) (str
 	return md.Cluster, nil
 }
 
-// configListener passes config topic changes to the herder. It exists
-// before the herder does, because the store needs it first.
+// configListener passes config topic changes to the herder, and sets
+// the cluster's logger levels in this process's loggers, which the herder
+// does not hold. It is not the herder itself because it exists before the
+// herder does: the store needs it first, and the herder needs the store.
 type configListener struct {
 	h       *herder.Distributed
 	loggers *logging.Registry
@@ -228,111 +230,12 @@ func (l *configListener) changed(rebalance bool) {
 	}
 }
 
-// configStore presents the config topic to the herder.
-type configStore struct{ t *storage.ConfigTopic }
-
-func (c configStore) Snapshot() herder.ClusterConfig {
-	st := c.t.Snapshot()
-	out := herder.ClusterConfig{
-		Offset:     st.Offset,
-		Connectors: map[string]map[string]string{}, Targets: map[string]herder.TargetState{},
-		Tasks: map[string][]map[string]string{}, Inconsistent: map[string]bool{},
-	}
-	for name, cs := range st.Connectors {
-		out.Connectors[name] = cs.Config
-		out.Targets[name] = herder.TargetState(cs.TargetState)
-		if cs.Inconsistent {
-			out.Inconsistent[name] = true
-		} else {
-			out.Tasks[name] = cs.Tasks
-		}
-	}
-	if st.SessionKey != nil {
-		out.SessionKey = st.SessionKey.Key
-		out.KeyCreated = time.UnixMilli(st.SessionKey.CreationTimestamp)
-	}
-	return out
-}
-
-func (c configStore) Refresh(ctx context.Context) error { return c.t.Refresh(ctx) }
-
-func (c configStore) PutConnectorConfig(ctx context.Context, name string, config map[string]string, target *herder.TargetState) error {
-	var t *string
-	if target != nil {
-		s := string(*target)
-		t = &s
-	}
-	return c.t.PutConnectorConfig(ctx, name, config, t)
-}
-
-func (c configStore) RemoveConnector(ctx context.Context, name string) error {
-	return c.t.RemoveConnector(ctx, name)
-}
-
-func (c configStore) PutTaskConfigs(ctx context.Context, name string, configs []map[string]string) error {
-	return c.t.PutTaskConfigs(ctx, name, configs)
-}
-
-func (c configStore) PutTargetState(ctx context.Context, name string, target herder.TargetState) error {
-	return c.t.PutTargetState(ctx, name, string(target))
-}
-
-func (c configStore) PutSessionKey(ctx context.Context, key []byte, created time.Time) error {
-	return c.t.PutSessionKey(ctx, storage.SessionKey{Key: key, Algorithm: storage.SessionKeyAlgorithm, CreationTimestamp: created.UnixMilli()})
-}
-
-func (c configStore) PutRestartRequest(ctx context.Context, name string, onlyFailed, includeTasks bool) error {
-	return c.t.PutRestartRequest(ctx, name, onlyFailed, includeTasks)
-}
-
-// statusStore presents the status topic to the herder.
-type statusStore struct{ t *storage.StatusTopic }
-
-func (s statusStore) PutConnector(ctx context.Context, name, state, trace, workerID string, generation int32) error {
-	return s.t.Put(ctx, storage.StatusRecord{Connector: name, State: state, Trace: trace, WorkerID: workerID, Generation: generation})
-}
-
-func (s statusStore) PutTask(ctx context.Context, id client.TaskID, state, trace, workerID string, generation int32, safe bool) error {
-	rec := storage.StatusRecord{Connector: id.Connector, IsTask: true, Task: id.Task, State: state, Trace: trace, WorkerID: workerID, Generation: generation}
-	if safe {
-		_, err := s.t.PutSafe(ctx, rec)
-		return err
-	}
-	return s.t.Put(ctx, rec)
-}
-
-func (s statusStore) DeleteConnector(ctx context.Context, name string) error {
-	return s.t.DeleteConnector(ctx, name)
-}
-
-func (s statusStore) DeleteTask(ctx context.Context, id client.TaskID) error {
-	return s.t.DeleteTask(ctx, id.Connector, id.Task)
-}
-
-func (s statusStore) Connector(name string) (client.State, bool) {
-	r, ok := s.t.Connector(name)
-	return client.State{State: r.State, WorkerID: r.WorkerID, Trace: r.Trace}, ok
-}
-
-func (s statusStore) Tasks(name string) []client.TaskState {
-	var out []client.TaskState
-	for _, r := range s.t.Tasks(name) {
-		out = append(out, client.TaskState{ID: r.Task, State: r.State, WorkerID: r.WorkerID, Trace: r.Trace})
-	}
-	return out
-}
-
-func (s statusStore) PutTopic(ctx context.Context, connector, topic string, task int) error {
-	return s.t.PutTopic(ctx, storage.TopicStatus{Topic: topic, Connector: connector, Task: task, DiscoverTimestamp: time.Now().UnixMilli()})
-}
-
-func (s statusStore) Topics(name string) []string { return s.t.Topics(name) }
-
-func (s statusStore) ResetTopics(ctx context.Context, name string) error {
-	return s.t.ResetTopics(ctx, name)
-}
-
-// groupHandler presents the herder to the group member.
+// groupHandler presents the herder to the group member. It is not the
+// herder itself because it translates: the herder knows nothing of the
+// group's codec (an assignment's connectors and tasks are split here),
+// and the session key a new leader needs is written on a goroutine of its
+// own, so that the member's Run goroutine, which called Assigned, does
+// not wait for a config topic write.
 type groupHandler struct{ h *herder.Distributed }
 
 func (g groupHandler) ConfigOffset() int64 { return g.h.ConfigOffset() }
