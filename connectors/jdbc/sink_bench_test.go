@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbcdb"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbctest"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -28,12 +30,12 @@ func BenchmarkJdbcSinkPostgres(b *testing.B) {
 	}
 	ctx := context.Background()
 	base := "jdbc:postgresql://127.0.0.1:5432/test"
-	admin, _, err := Open(ctx, base, "postgres", "")
+	admin, _, err := jdbcdb.Open(ctx, base, "postgres", "")
 	if err != nil {
 		b.Skipf("PostgreSQL is unreachable: %v", err)
 	}
 	defer admin.Close()
-	schema := uniqueName("bench")
+	schema := jdbctest.UniqueName("bench")
 	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
 		b.Fatal(err)
 	}

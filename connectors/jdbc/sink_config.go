@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbcdb"
 )
 
 // Class names and version of the sink, as Confluent names them.
@@ -100,7 +101,7 @@ func SinkConfigDef() *connect.ConfigDef {
 				"specific dialect. All properly-packaged dialects in the JDBC connector plugin " +
 				"can be used.",
 			Group: sinkGroupConnection, OrderInGroup: 4, Width: connect.WidthLong, DisplayName: "Database Dialect",
-			Recommended: []string{"", PostgreSQL.Name, MySQL.Name, SQLite.Name},
+			Recommended: []string{"", jdbcdb.PostgreSQL.Name, jdbcdb.MySQL.Name, jdbcdb.SQLite.Name},
 		}).
 		Define(connect.ConfigKey{
 			Name: sinkConnectionAttempts, Type: connect.ConfigInt, Default: int32(3), Importance: connect.Low,
@@ -280,10 +281,10 @@ func sinkValidTableTypes(v any) error {
 func sinkValidDialect(v any) error {
 	s, _ := v.(string)
 	switch s {
-	case "", PostgreSQL.Name, MySQL.Name, SQLite.Name:
+	case "", jdbcdb.PostgreSQL.Name, jdbcdb.MySQL.Name, jdbcdb.SQLite.Name:
 		return nil
 	}
-	return fmt.Errorf("connectd supports the dialects %s, %s and %s", PostgreSQL.Name, MySQL.Name, SQLite.Name)
+	return fmt.Errorf("connectd supports the dialects %s, %s and %s", jdbcdb.PostgreSQL.Name, jdbcdb.MySQL.Name, jdbcdb.SQLite.Name)
 }
 
 // sinkConfig is a parsed and checked sink config.
@@ -391,7 +392,7 @@ func sinkCrossChecks(pc *connect.ParsedConfig) map[string][]string {
 			strings.Join(sinkDefaultKafkaPKNames, ", "), strings.Join(f, ", ")))
 	}
 	if url := pc.String(sinkConnectionURL); url != "" {
-		if d, _, err := ParseURL(url, "", ""); err != nil {
+		if d, _, err := jdbcdb.ParseURL(url, "", ""); err != nil {
 			out[sinkConnectionURL] = append(out[sinkConnectionURL], err.Error())
 		} else if dn := pc.String(sinkDialectName); dn != "" && dn != d.Name {
 			out[sinkDialectName] = append(out[sinkDialectName], fmt.Sprintf(

@@ -5,6 +5,7 @@ import (
 	"maps"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbcdb"
 )
 
 // SinkConnector is Confluent's JdbcSinkConnector: tasks that write the
@@ -131,11 +132,11 @@ func (c *SinkConnector) Validate(config map[string]string) map[string][]string {
 	url, user, password := pc.String(sinkConnectionURL), pc.String(sinkConnectionUser), pc.String(sinkConnectionPassword)
 	db, _, err := sinkOpen(context.Background(), url, user, password)
 	if err != nil {
-		out[sinkConnectionURL] = append(out[sinkConnectionURL], hideSecrets(err.Error(), url, password))
+		out[sinkConnectionURL] = append(out[sinkConnectionURL], jdbcdb.HideSecrets(err.Error(), url, password))
 		return out
 	}
 	// The task, started a moment later, takes this connection (which may
 	// be one a stopped task handed on).
-	sinkIdle.put(connKey(url, user, password), db)
+	sinkIdle.Put(jdbcdb.ConnKey(url, user, password), db)
 	return out
 }

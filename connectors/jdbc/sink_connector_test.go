@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbctest"
 )
 
 func TestSinkPluginRegistered(t *testing.T) {
@@ -126,7 +127,7 @@ func TestSinkConnectorStartErrors(t *testing.T) {
 }
 
 func TestSinkConnectorValidate(t *testing.T) {
-	db := sqliteDB(t)
+	db := jdbctest.SQLite(t)
 	c := &SinkConnector{}
 	if errs := c.Validate(sinkProps(db)); len(errs) != 0 {
 		t.Errorf("valid config: %v", errs)
@@ -180,7 +181,7 @@ func TestSinkConnectorValidateUnreachable(t *testing.T) {
 
 // sinkIdlePIDs are the backend PIDs of the PostgreSQL connections sinkIdle
 // holds for db.
-func sinkIdlePIDs(t *testing.T, db *testDB) []uint32 {
+func sinkIdlePIDs(t *testing.T, db *jdbctest.DB) []uint32 {
 	t.Helper()
 	return heldPIDs(sinkIdle, db, func(h *sql.DB) uint32 {
 		var pid uint32
@@ -207,7 +208,7 @@ func sinkTaskPID(t *testing.T, task *SinkTask) uint32 {
 // The connection that validated a config is the one its task starts
 // with; one the server closed meanwhile is replaced.
 func TestSinkHandsConnectionOver(t *testing.T) {
-	db := postgresDB(t)
+	db := jdbctest.Postgres(t)
 	props := sinkProps(db, "auto.create", "true")
 	c := &SinkConnector{}
 	if errs := c.Validate(props); len(errs) > 0 {
@@ -232,7 +233,7 @@ func TestSinkHandsConnectionOver(t *testing.T) {
 	if len(gone) != 1 {
 		t.Fatalf("after Validate, idle connections %v, want 1", gone)
 	}
-	db.exec(t, "SELECT pg_terminate_backend($1)", gone[0])
+	db.Exec(t, "SELECT pg_terminate_backend($1)", gone[0])
 	task, _ = sinkStart(t, db, props)
 	if got := sinkTaskPID(t, task); got == gone[0] {
 		t.Errorf("the task runs on the terminated backend %d", got)
@@ -249,7 +250,7 @@ func TestSinkHandsConnectionOver(t *testing.T) {
 // next task of the same database. A connection that is not healthy is
 // closed instead.
 func TestSinkTaskHandsConnectionOnWhenStopped(t *testing.T) {
-	db := postgresDB(t)
+	db := jdbctest.Postgres(t)
 	props := sinkProps(db, "auto.create", "true")
 	task, _ := sinkStart(t, db, props)
 	first := sinkTaskPID(t, task)
@@ -299,7 +300,7 @@ WHERE statement NOT LIKE '%pg_prepared_statements%' AND statement NOT LIKE '%pg_
 
 	// The server ends the task's connection (waiting until it is gone):
 	// Stop closes it.
-	db.exec(t, "SELECT pg_terminate_backend($1, 10000)", first)
+	db.Exec(t, "SELECT pg_terminate_backend($1, 10000)", first)
 	if err := task.Stop(); err != nil {
 		t.Logf("Stop: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbcdb"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -45,8 +46,8 @@ var sinkCopyTypes = map[sinkKind][]uint32{
 }
 
 // sinkCanCopy reports whether every column can be loaded with COPY.
-func sinkCanCopy(cfg *sinkConfig, d *Dialect, cols []*sinkColumn, info *sinkTableInfo) bool {
-	if d != PostgreSQL || !cfg.quote || cfg.insertMode == sinkModeUpdate || info == nil || info.kind == "VIEW" {
+func sinkCanCopy(cfg *sinkConfig, d *jdbcdb.Dialect, cols []*sinkColumn, info *sinkTableInfo) bool {
+	if d != jdbcdb.PostgreSQL || !cfg.quote || cfg.insertMode == sinkModeUpdate || info == nil || info.kind == "VIEW" {
 		// Unquoted names fold to lower case; COPY's are quoted. Views
 		// take INSERTs only.
 		return false
@@ -101,7 +102,7 @@ func sinkCopyArg(cfg *sinkConfig, c *sinkColumn, v any) (any, error) {
 			return float64(x), nil
 		}
 	}
-	return sinkArg(PostgreSQL, cfg, c, v)
+	return sinkArg(jdbcdb.PostgreSQL, cfg, c, v)
 }
 
 // pgEpoch is PostgreSQL's epoch, 2000-01-01, in Unix microseconds.
@@ -289,13 +290,13 @@ func (t *SinkTask) copyRecords(tb *sinkTable, cols []*sinkColumn, recs []*connec
 	}
 	var q strings.Builder
 	q.WriteString("COPY ")
-	q.WriteString(PostgreSQL.QuoteTable(TableID{Schema: tb.id.Schema, Table: tb.id.Table}))
+	q.WriteString(jdbcdb.PostgreSQL.QuoteTable(jdbcdb.TableID{Schema: tb.id.Schema, Table: tb.id.Table}))
 	q.WriteString(" (")
 	for i, c := range cols {
 		if i > 0 {
 			q.WriteByte(',')
 		}
-		q.WriteString(PostgreSQL.Quote(c.name))
+		q.WriteString(jdbcdb.PostgreSQL.Quote(c.name))
 	}
 	q.WriteString(") FROM STDIN (FORMAT binary)")
 	query := q.String()

@@ -10,12 +10,13 @@ import (
 	"time"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbcdb"
 )
 
 // sinkSQL writes identifiers for one dialect, quoted or not as
 // quote.sql.identifiers says.
 type sinkSQL struct {
-	d     *Dialect
+	d     *jdbcdb.Dialect
 	quote bool
 }
 
@@ -26,7 +27,7 @@ func (s sinkSQL) ident(name string) string {
 	return name
 }
 
-func (s sinkSQL) table(id TableID) string {
+func (s sinkSQL) table(id jdbcdb.TableID) string {
 	if s.quote {
 		return s.d.QuoteTable(id)
 	}
@@ -41,7 +42,7 @@ const postgresMaxIdentifier = 63
 // parseTableIdentifier: parts split on dots outside quotes, quotes
 // removed. Two parts are schema.table (database.table for MySQL), three
 // are catalog.schema.table.
-func parseSinkTableID(d *Dialect, name string, quote bool) TableID {
+func parseSinkTableID(d *jdbcdb.Dialect, name string, quote bool) jdbcdb.TableID {
 	var parts []string
 	var cur strings.Builder
 	var inQuote rune
@@ -61,12 +62,12 @@ func parseSinkTableID(d *Dialect, name string, quote bool) TableID {
 		}
 	}
 	parts = append(parts, cur.String())
-	var id TableID
+	var id jdbcdb.TableID
 	switch len(parts) {
 	case 1:
 		id.Table = parts[0]
 	case 2:
-		if d == MySQL {
+		if d == jdbcdb.MySQL {
 			id.Catalog, id.Table = parts[0], parts[1]
 		} else {
 			id.Schema, id.Table = parts[0], parts[1]
@@ -75,7 +76,7 @@ func parseSinkTableID(d *Dialect, name string, quote bool) TableID {
 		n := len(parts)
 		id.Catalog, id.Schema, id.Table = strings.Join(parts[:n-2], "."), parts[n-2], parts[n-1]
 	}
-	if d == PostgreSQL {
+	if d == jdbcdb.PostgreSQL {
 		if len(id.Table) > postgresMaxIdentifier {
 			id.Table = id.Table[:postgresMaxIdentifier]
 		}
@@ -119,16 +120,16 @@ type sinkQueryer interface {
 
 // describeSinkTable returns the columns of a table, or nil when there is
 // no table (or view, as table.types allows) of that name.
-func describeSinkTable(ctx context.Context, q sinkQueryer, d *Dialect, cfg *sinkConfig, id TableID) (*sinkTableInfo, error) {
+func describeSinkTable(ctx context.Context, q sinkQueryer, d *jdbcdb.Dialect, cfg *sinkConfig, id jdbcdb.TableID) (*sinkTableInfo, error) {
 	var rows *sql.Rows
 	var err error
 	switch d {
-	case PostgreSQL:
-		ref := PostgreSQL.QuoteTable(TableID{Schema: id.Schema, Table: id.Table})
+	case jdbcdb.PostgreSQL:
+		ref := jdbcdb.PostgreSQL.QuoteTable(jdbcdb.TableID{Schema: id.Schema, Table: id.Table})
 		rows, err = q.QueryContext(ctx, `SELECT c.relkind::text, COALESCE(a.attname::text, ''), COALESCE(a.atttypid::int8, 0)
 FROM pg_class c LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
 WHERE c.oid = to_regclass($1) ORDER BY a.attnum`, ref)
-	case MySQL:
+	case jdbcdb.MySQL:
 		var schema any
 		if id.Catalog != "" {
 			schema = id.Catalog
@@ -200,7 +201,7 @@ func sinkTableType(kind string) string {
 func (s sinkSQL) sqlType(c *sinkColumn) string {
 	sc := c.schema
 	switch s.d {
-	case PostgreSQL:
+	case jdbcdb.PostgreSQL:
 		switch sc.Name {
 		case connect.DecimalName:
 			return "DECIMAL"
@@ -231,7 +232,7 @@ func (s sinkSQL) sqlType(c *sinkColumn) string {
 		case connect.TypeArray:
 			return s.sqlType(&sinkColumn{name: c.name, schema: sc.Value, key: c.key}) + "[]"
 		}
-	case MySQL:
+	case jdbcdb.MySQL:
 		switch sc.Name {
 		case connect.DecimalName:
 			// 65 is MySQL's largest precision.
@@ -325,7 +326,7 @@ func (s sinkSQL) literal(sc *connect.Schema, v any, cfg *sinkConfig) string {
 		}
 		return s.quoteString(x.In(cfg.loc).Format("2006-01-02 15:04:05.000"))
 	case bool:
-		if s.d == PostgreSQL {
+		if s.d == jdbcdb.PostgreSQL {
 			if x {
 				return "TRUE"
 			}
@@ -338,7 +339,7 @@ func (s sinkSQL) literal(sc *connect.Schema, v any, cfg *sinkConfig) string {
 	case string:
 		return s.quoteString(x)
 	case []byte:
-		if s.d == PostgreSQL {
+		if s.d == jdbcdb.PostgreSQL {
 			return `'\x` + hex.EncodeToString(x) + `'::bytea`
 		}
 		return "X'" + hex.EncodeToString(x) + "'"
@@ -352,14 +353,14 @@ func (s sinkSQL) literal(sc *connect.Schema, v any, cfg *sinkConfig) string {
 
 func (s sinkSQL) quoteString(v string) string {
 	v = strings.ReplaceAll(v, "'", "''")
-	if s.d == MySQL {
+	if s.d == jdbcdb.MySQL {
 		v = strings.ReplaceAll(v, `\`, `\\`)
 	}
 	return "'" + v + "'"
 }
 
 // createTableSQL is Confluent's buildCreateTableStatement.
-func (s sinkSQL) createTableSQL(id TableID, f *sinkFields, cfg *sinkConfig) string {
+func (s sinkSQL) createTableSQL(id jdbcdb.TableID, f *sinkFields, cfg *sinkConfig) string {
 	var b strings.Builder
 	b.WriteString("CREATE TABLE ")
 	b.WriteString(s.table(id))
@@ -388,8 +389,8 @@ func (s sinkSQL) createTableSQL(id TableID, f *sinkFields, cfg *sinkConfig) stri
 // alterTableSQL is Confluent's buildAlterTable: one ALTER TABLE adding
 // every missing column, or one per column for SQLite, which adds only one
 // at a time.
-func (s sinkSQL) alterTableSQL(id TableID, missing []*sinkColumn, cfg *sinkConfig) []string {
-	if s.d == SQLite {
+func (s sinkSQL) alterTableSQL(id jdbcdb.TableID, missing []*sinkColumn, cfg *sinkConfig) []string {
+	if s.d == jdbcdb.SQLite {
 		var out []string
 		for _, c := range missing {
 			out = append(out, "ALTER TABLE "+s.table(id)+" ADD "+s.columnSpec(c, cfg))

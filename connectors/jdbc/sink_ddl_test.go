@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbcdb"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbctest"
 )
 
 var (
@@ -33,7 +35,7 @@ func sinkV2Record(offset int64, id int32, note string) connect.SinkRecord {
 }
 
 func TestSinkAutoEvolve(t *testing.T) {
-	eachDB(t, func(t *testing.T, db *testDB) {
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
 		task, _ := sinkStart(t, db, sinkProps(db, "auto.create", "true", "auto.evolve", "true", "pk.mode", "record_key", "batch.size", "10"))
 		// Records of two schemas in one Put: the first batch is written,
 		// the table gains note and priority, the second batch follows.
@@ -51,7 +53,7 @@ func TestSinkAutoEvolve(t *testing.T) {
 }
 
 func TestSinkAutoEvolveRefusals(t *testing.T) {
-	eachDB(t, func(t *testing.T, db *testDB) {
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
 		sinkWriteAll(t, db, sinkProps(db, "auto.create", "true", "pk.mode", "record_key"), []connect.SinkRecord{sinkOrder(0, 0, 1, "a", 1)})
 		q := db.Dialect.Quote("orders")
 
@@ -80,7 +82,7 @@ func TestSinkAutoEvolveRefusals(t *testing.T) {
 }
 
 func TestSinkMissingTable(t *testing.T) {
-	eachDB(t, func(t *testing.T, db *testDB) {
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
 		task, _ := sinkStart(t, db, sinkProps(db, "table.name.format", "kafka_${topic}"))
 		err := task.Put([]connect.SinkRecord{sinkOrder(0, 0, 1, "a", 1)})
 		want := fmt.Sprintf("Table %s is missing and auto-creation is disabled", db.Dialect.Quote("kafka_orders"))
@@ -91,19 +93,19 @@ func TestSinkMissingTable(t *testing.T) {
 }
 
 func TestSinkExistingTableAndQualifiedNames(t *testing.T) {
-	eachDB(t, func(t *testing.T, db *testDB) {
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
 		// A table the user made, in a named schema (database for
 		// MySQL), with a column the records do not have.
 		schema := "main"
 		switch db.Dialect {
-		case PostgreSQL:
+		case jdbcdb.PostgreSQL:
 			schema = "sales_" + db.Schema
-			db.exec(t, "CREATE SCHEMA "+schema)
+			db.Exec(t, "CREATE SCHEMA "+schema)
 			t.Cleanup(func() { db.DB.Exec("DROP SCHEMA " + schema + " CASCADE") })
-		case MySQL:
+		case jdbcdb.MySQL:
 			schema = db.Schema
 		}
-		db.exec(t, "CREATE TABLE "+schema+".placed (id INT PRIMARY KEY, name VARCHAR(100), qty BIGINT, created VARCHAR(20) DEFAULT 'now')")
+		db.Exec(t, "CREATE TABLE "+schema+".placed (id INT PRIMARY KEY, name VARCHAR(100), qty BIGINT, created VARCHAR(20) DEFAULT 'now')")
 		sinkWriteAll(t, db, sinkProps(db, "table.name.format", schema+".placed", "pk.mode", "record_key", "insert.mode", "upsert"),
 			[]connect.SinkRecord{sinkOrder(0, 0, 1, "a", 1), sinkOrder(0, 1, 1, "b", 2)})
 		sinkWantRows(t, sinkRows(t, db, "SELECT id, name, qty, created FROM "+schema+".placed"), "1|b|2|now")
@@ -111,14 +113,14 @@ func TestSinkExistingTableAndQualifiedNames(t *testing.T) {
 }
 
 func TestSinkQuoteNever(t *testing.T) {
-	eachDB(t, func(t *testing.T, db *testDB) {
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
 		sinkWriteAll(t, db, sinkProps(db, "table.name.format", "Kafka_${topic}", "auto.create", "true", "quote.sql.identifiers", "never"),
 			[]connect.SinkRecord{sinkOrder(0, 0, 1, "a", 1)})
 		// Unquoted, the name folds as the database folds it; PostgreSQL's
 		// dialect lowercases it, as Confluent's does. MariaDB on Linux
 		// keeps the case of table names.
 		table := "kafka_orders"
-		if db.Dialect == MySQL {
+		if db.Dialect == jdbcdb.MySQL {
 			table = "Kafka_orders"
 		}
 		sinkWantRows(t, sinkRows(t, db, "SELECT id, name FROM "+table), "1|a")
@@ -126,7 +128,7 @@ func TestSinkQuoteNever(t *testing.T) {
 }
 
 func TestSinkUpsertRepeatedKeyInOneBatch(t *testing.T) {
-	eachDB(t, func(t *testing.T, db *testDB) {
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
 		sinkWriteAll(t, db, sinkProps(db, "auto.create", "true", "pk.mode", "record_key", "insert.mode", "upsert"),
 			[]connect.SinkRecord{sinkOrder(0, 0, 1, "a", 1), sinkOrder(0, 1, 2, "b", 1), sinkOrder(0, 2, 1, "a2", 2), sinkOrder(0, 3, 1, "a3", 3)})
 		sinkWantRows(t, sinkRows(t, db, "SELECT id, name, qty FROM orders"), "1|a3|3", "2|b|1")
@@ -134,9 +136,9 @@ func TestSinkUpsertRepeatedKeyInOneBatch(t *testing.T) {
 }
 
 func TestSinkTableTypes(t *testing.T) {
-	db := postgresDB(t)
-	db.exec(t, "CREATE TABLE base (id INT PRIMARY KEY, name TEXT, qty BIGINT)")
-	db.exec(t, "CREATE VIEW orders AS SELECT * FROM base")
+	db := jdbctest.Postgres(t)
+	db.Exec(t, "CREATE TABLE base (id INT PRIMARY KEY, name TEXT, qty BIGINT)")
+	db.Exec(t, "CREATE VIEW orders AS SELECT * FROM base")
 	task, _ := sinkStart(t, db, sinkProps(db, "pk.mode", "record_key"))
 	err := task.Put([]connect.SinkRecord{sinkOrder(0, 0, 1, "a", 1)})
 	sinkWantErr(t, err, `Table "orders" is missing and auto-creation is disabled`)
@@ -146,7 +148,7 @@ func TestSinkTableTypes(t *testing.T) {
 }
 
 func TestSinkFieldsWhitelist(t *testing.T) {
-	eachDB(t, func(t *testing.T, db *testDB) {
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
 		sinkWriteAll(t, db, sinkProps(db, "auto.create", "true", "pk.mode", "record_value", "pk.fields", "id", "fields.whitelist", "name"),
 			[]connect.SinkRecord{sinkOrder(0, 0, 1, "a", 1)})
 		sinkWantRows(t, sinkRows(t, db, "SELECT * FROM orders"), "1|a")
@@ -154,7 +156,7 @@ func TestSinkFieldsWhitelist(t *testing.T) {
 }
 
 func TestSinkDateTimezoneUTC(t *testing.T) {
-	db := postgresDB(t)
+	db := jdbctest.Postgres(t)
 	sinkWriteAll(t, db, sinkProps(db, "topics", "types", "auto.create", "true", "db.timezone", "Asia/Tokyo", "date.timezone", "UTC"),
 		[]connect.SinkRecord{sinkTypesRecord(0, 1, true)})
 	sinkWantRows(t, sinkRows(t, db, "SELECT day::text, ts::text FROM types"), "2024-02-29|2024-03-01 08:30:01.25")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbcdb"
 )
 
 // sinkDataError is a problem with the records or the config, not with the
@@ -67,7 +68,7 @@ type sinkFields struct {
 // extractSinkFields works out the columns of a table from the record
 // schemas, as FieldsMetadata.extract does, and checks that every column
 // has a type the database can hold.
-func extractSinkFields(cfg *sinkConfig, d *Dialect, table string, keySchema, valueSchema *connect.Schema) (*sinkFields, error) {
+func extractSinkFields(cfg *sinkConfig, d *jdbcdb.Dialect, table string, keySchema, valueSchema *connect.Schema) (*sinkFields, error) {
 	if valueSchema != nil && valueSchema.Type != connect.TypeStruct {
 		return nil, sinkDataErrorf("Value schema must be of type Struct")
 	}
@@ -209,7 +210,7 @@ const (
 	sinkKindArray // PostgreSQL arrays of primitives
 )
 
-func sinkKindOf(d *Dialect, s *connect.Schema) (sinkKind, error) {
+func sinkKindOf(d *jdbcdb.Dialect, s *connect.Schema) (sinkKind, error) {
 	switch s.Name {
 	case connect.DecimalName:
 		return sinkKindDecimal, nil
@@ -236,7 +237,7 @@ func sinkKindOf(d *Dialect, s *connect.Schema) (sinkKind, error) {
 	case connect.TypeArray:
 		// Confluent's PostgreSQL dialect writes arrays of primitives
 		// into array columns; no other dialect takes arrays.
-		if d == PostgreSQL && s.Value != nil && s.Value.Name == "" && s.Value.Type.IsPrimitive() {
+		if d == jdbcdb.PostgreSQL && s.Value != nil && s.Value.Name == "" && s.Value.Type.IsPrimitive() {
 			return sinkKindArray, nil
 		}
 	}

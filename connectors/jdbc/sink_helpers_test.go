@@ -12,11 +12,12 @@ import (
 	"time"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbctest"
 )
 
 // sinkProps is a sink config for db with the test's overrides, given as
 // key, value pairs. Retries are off unless a test turns them on.
-func sinkProps(db *testDB, kv ...string) map[string]string {
+func sinkProps(db *jdbctest.DB, kv ...string) map[string]string {
 	p := map[string]string{
 		"name":             "jdbc-sink-test",
 		"connector.class":  SinkConnectorClass,
@@ -52,7 +53,7 @@ func (c *sinkFakeContext) SetOffset(tp connect.TopicPartition, off int64) {
 }
 func (c *sinkFakeContext) RequestCommit() { c.mu.Lock(); c.commits++; c.mu.Unlock() }
 
-func sinkStart(t *testing.T, db *testDB, props map[string]string) (*SinkTask, *sinkFakeContext) {
+func sinkStart(t *testing.T, db *jdbctest.DB, props map[string]string) (*SinkTask, *sinkFakeContext) {
 	t.Helper()
 	task := (&SinkConnector{}).NewTask().(*SinkTask)
 	ctx := &sinkFakeContext{}
@@ -112,7 +113,7 @@ func sinkTombstone(partition int32, offset int64, id int32) connect.SinkRecord {
 }
 
 // sinkRows returns a query's rows, each value rendered as text, sorted.
-func sinkRows(t *testing.T, db *testDB, query string, args ...any) []string {
+func sinkRows(t *testing.T, db *jdbctest.DB, query string, args ...any) []string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -159,7 +160,7 @@ func sinkText(v any) string {
 	return fmt.Sprint(v)
 }
 
-func sinkCount(t *testing.T, db *testDB, table string) int {
+func sinkCount(t *testing.T, db *jdbctest.DB, table string) int {
 	t.Helper()
 	var n int
 	if err := db.DB.QueryRow("SELECT COUNT(*) FROM " + table).Scan(&n); err != nil {

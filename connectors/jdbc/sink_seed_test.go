@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbcdb"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbctest"
 )
 
 // The reprocessing story of the offsets guide: a sink wrote the orders of
@@ -79,7 +81,7 @@ func sinkConsume(t *testing.T, task *SinkTask, parts [3][]connect.SinkRecord) ma
 }
 
 func TestSinkSeedReprocessIntoRightTable(t *testing.T) {
-	eachDB(t, func(t *testing.T, db *testDB) {
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
 		parts := sinkPlacedLog()
 		wantOffsets := map[connect.TopicPartition]int64{}
 		total := 0
@@ -125,7 +127,7 @@ func TestSinkSeedReprocessIntoRightTable(t *testing.T) {
 			want = append(want, fmt.Sprintf("ORD-%03d|%d.99|%s", id, id, status))
 		}
 		query := "SELECT order_id, amount, status FROM orders"
-		if db.Dialect == PostgreSQL {
+		if db.Dialect == jdbcdb.PostgreSQL {
 			query = "SELECT order_id, amount::text, status FROM orders"
 		}
 		// Reprocessed once, and then again (a second reset, or a crash

@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbcdb"
 )
 
 // Most bind parameters in one statement: PostgreSQL's and MySQL's
 // protocols count them in 16 bits; SQLite allows 32766 since 3.32.
-func sinkMaxParams(d *Dialect) int {
-	if d == SQLite {
+func sinkMaxParams(d *jdbcdb.Dialect) int {
+	if d == jdbcdb.SQLite {
 		return 32766
 	}
 	return 65535
@@ -32,7 +33,7 @@ type sinkStatements struct {
 	update  string
 }
 
-func newSinkStatements(s sinkSQL, id TableID, f *sinkFields, mode string) *sinkStatements {
+func newSinkStatements(s sinkSQL, id jdbcdb.TableID, f *sinkFields, mode string) *sinkStatements {
 	return &sinkStatements{s: s, table: s.table(id), fields: f, mode: mode, insert: map[int]string{}, deletes: map[int]string{}}
 }
 
@@ -45,7 +46,7 @@ func (st *sinkStatements) writeColumns() []*sinkColumn {
 }
 
 func (st *sinkStatements) placeholder(b *strings.Builder, n int) {
-	if st.s.d == PostgreSQL {
+	if st.s.d == jdbcdb.PostgreSQL {
 		b.WriteByte('$')
 		b.WriteString(strconv.Itoa(n))
 	} else {
@@ -110,7 +111,7 @@ func (st *sinkStatements) insertSQL(rows int) string {
 // UPDATE for MySQL.
 func (st *sinkStatements) upsertClause(b *strings.Builder) {
 	keys, nonKeys := st.fields.keys, st.fields.nonKeys
-	if st.s.d == MySQL {
+	if st.s.d == jdbcdb.MySQL {
 		b.WriteString(" ON DUPLICATE KEY UPDATE ")
 		set := nonKeys
 		if len(set) == 0 {
@@ -126,7 +127,7 @@ func (st *sinkStatements) upsertClause(b *strings.Builder) {
 		return
 	}
 	excluded := "EXCLUDED."
-	if st.s.d == SQLite {
+	if st.s.d == jdbcdb.SQLite {
 		excluded = "excluded."
 	}
 	b.WriteString(" ON CONFLICT (")
@@ -202,7 +203,7 @@ func (st *sinkStatements) deleteSQL(rows int) string {
 // driver binds: integers as int64, Decimal as its text, Date and Time as
 // text in the configured zones, Timestamp as a time in db.timezone (whose
 // wall clock a TIMESTAMP column keeps), PostgreSQL arrays as typed slices.
-func sinkArg(d *Dialect, cfg *sinkConfig, c *sinkColumn, v any) (any, error) {
+func sinkArg(d *jdbcdb.Dialect, cfg *sinkConfig, c *sinkColumn, v any) (any, error) {
 	if v == nil {
 		return nil, nil
 	}
@@ -227,7 +228,7 @@ func sinkArg(d *Dialect, cfg *sinkConfig, c *sinkColumn, v any) (any, error) {
 	case sinkKindFloat32:
 		switch x := v.(type) {
 		case float32:
-			if d == PostgreSQL {
+			if d == jdbcdb.PostgreSQL {
 				return x, nil
 			}
 			return float64(x), nil
@@ -253,7 +254,7 @@ func sinkArg(d *Dialect, cfg *sinkConfig, c *sinkColumn, v any) (any, error) {
 		if !ok {
 			return bad()
 		}
-		if d == PostgreSQL && strings.IndexByte(x, 0) >= 0 {
+		if d == jdbcdb.PostgreSQL && strings.IndexByte(x, 0) >= 0 {
 			// PostgreSQL text cannot hold NUL; Confluent drops them.
 			x = strings.ReplaceAll(x, "\x00", "")
 		}
@@ -281,11 +282,11 @@ func sinkArg(d *Dialect, cfg *sinkConfig, c *sinkColumn, v any) (any, error) {
 		}
 		t = t.In(cfg.loc)
 		switch d {
-		case PostgreSQL:
+		case jdbcdb.PostgreSQL:
 			// pgx writes a TIMESTAMP column the wall clock of the time
 			// in its location, and a TIMESTAMPTZ column the instant.
 			return t, nil
-		case MySQL:
+		case jdbcdb.MySQL:
 			// The driver renders times in UTC: hand it the wall clock
 			// of db.timezone as a UTC time.
 			return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC), nil

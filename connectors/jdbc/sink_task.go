@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbcdb"
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
@@ -46,15 +47,15 @@ type SinkTask struct {
 	ctx  connect.SinkTaskContext
 	db   *sql.DB
 	conn *sql.Conn // the task's connection: COPY must run on the transaction's
-	d    *Dialect
+	d    *jdbcdb.Dialect
 	sql  sinkSQL
 
 	tx    *sql.Tx
 	stmts map[string]*sql.Stmt // prepared in tx (MySQL, SQLite)
 
-	tables      map[TableID]*sinkTable
-	topicTables map[string]TableID
-	infos       map[TableID]*sinkTableInfo
+	tables      map[jdbcdb.TableID]*sinkTable
+	topicTables map[string]jdbcdb.TableID
+	infos       map[jdbcdb.TableID]*sinkTableInfo
 
 	// uncommitted holds every record put since the last commit; the
 	// first processed of them are in the table buffers or written in tx.
@@ -79,7 +80,7 @@ type SinkTask struct {
 // sinkTable is the buffer of one destination table: records with the same
 // key and value schemas, inserts (or updates) first, then deletes.
 type sinkTable struct {
-	id     TableID
+	id     jdbcdb.TableID
 	fields *sinkFields
 	stmts  *sinkStatements
 	rows   []*connect.SinkRecord
@@ -112,13 +113,13 @@ func (t *SinkTask) Start(ctx connect.SinkTaskContext, config map[string]string) 
 		return err
 	}
 	var db *sql.DB
-	var d *Dialect
+	var d *jdbcdb.Dialect
 	for attempt := 1; ; attempt++ {
 		db, d, err = sinkOpen(context.Background(), cfg.url, cfg.user, cfg.password)
 		if err == nil {
 			break
 		}
-		err = errors.New(hideSecrets(err.Error(), cfg.url, cfg.password))
+		err = errors.New(jdbcdb.HideSecrets(err.Error(), cfg.url, cfg.password))
 		if attempt >= cfg.connAttempts {
 			return err
 		}
@@ -127,7 +128,7 @@ func (t *SinkTask) Start(ctx connect.SinkTaskContext, config map[string]string) 
 	}
 	*t = SinkTask{
 		cfg: cfg, ctx: ctx, db: db, d: d, sql: sinkSQL{d: d, quote: cfg.quote},
-		tables: map[TableID]*sinkTable{}, topicTables: map[string]TableID{}, infos: map[TableID]*sinkTableInfo{},
+		tables: map[jdbcdb.TableID]*sinkTable{}, topicTables: map[string]jdbcdb.TableID{}, infos: map[jdbcdb.TableID]*sinkTableInfo{},
 		committed: map[connect.TopicPartition]int64{}, remaining: cfg.maxRetries,
 	}
 	slog.Debug("JDBC sink task started", "dialect", d.Name, "insert.mode", cfg.insertMode, "pk.mode", cfg.pkMode)
@@ -136,13 +137,13 @@ func (t *SinkTask) Start(ctx connect.SinkTaskContext, config map[string]string) 
 
 // sinkIdle hands the connection that validated a config over to the task
 // (handOver).
-var sinkIdle = &handOver[*sql.DB]{ttl: handOverTTL, max: 4, close: func(db *sql.DB) { db.Close() }}
+var sinkIdle = jdbcdb.NewHandOver(4, func(db *sql.DB) { db.Close() })
 
 // sinkOpen takes the connection the config's validation left, when it
 // still answers, or opens one.
-func sinkOpen(ctx context.Context, url, user, password string) (*sql.DB, *Dialect, error) {
-	if db, ok := sinkIdle.take(connKey(url, user, password)); ok {
-		d, _, err := ParseURL(url, user, password)
+func sinkOpen(ctx context.Context, url, user, password string) (*sql.DB, *jdbcdb.Dialect, error) {
+	if db, ok := sinkIdle.Take(jdbcdb.ConnKey(url, user, password)); ok {
+		d, _, err := jdbcdb.ParseURL(url, user, password)
 		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		// database/sql replaces a pooled connection the server closed.
 		if err == nil {
@@ -154,7 +155,7 @@ func sinkOpen(ctx context.Context, url, user, password string) (*sql.DB, *Dialec
 		}
 		db.Close()
 	}
-	return Open(ctx, url, user, password)
+	return jdbcdb.Open(ctx, url, user, password)
 }
 
 // Open implements connect.SinkTask; nothing to do.
@@ -231,7 +232,7 @@ func (t *SinkTask) Stop() error {
 	if !sinkReset(db) {
 		return db.Close()
 	}
-	sinkIdle.put(connKey(t.cfg.url, t.cfg.user, t.cfg.password), db)
+	sinkIdle.Put(jdbcdb.ConnKey(t.cfg.url, t.cfg.user, t.cfg.password), db)
 	return nil
 }
 
@@ -251,7 +252,7 @@ func sinkReset(db *sql.DB) bool {
 	}
 	defer conn.Close()
 	return conn.Raw(func(dc any) error {
-		if sc, ok := dc.(*stdlib.Conn); ok && !pgReadyToHandOn(sc.Conn()) {
+		if sc, ok := dc.(*stdlib.Conn); ok && !jdbcdb.PGReadyToHandOn(sc.Conn()) {
 			return errNotReady
 		}
 		return nil
@@ -380,7 +381,7 @@ func (t *SinkTask) commit() error {
 	return nil
 }
 
-func compareTableIDs(a, b TableID) int { return strings.Compare(a.String(), b.String()) }
+func compareTableIDs(a, b jdbcdb.TableID) int { return strings.Compare(a.String(), b.String()) }
 
 func (t *SinkTask) closeStmts() {
 	for q, st := range t.stmts {
@@ -446,7 +447,7 @@ func (t *SinkTask) exec(q string, args []any) error {
 		}
 	}
 	ctx := context.Background()
-	if t.d == PostgreSQL {
+	if t.d == jdbcdb.PostgreSQL {
 		// pgx prepares and caches each statement text on its own.
 		_, err := t.tx.ExecContext(ctx, q, args...)
 		return err
@@ -535,7 +536,7 @@ func (t *SinkTask) add(r *connect.SinkRecord) error {
 	return nil
 }
 
-func (t *SinkTask) describeName(id TableID) string { return t.d.QuoteTable(id) }
+func (t *SinkTask) describeName(id jdbcdb.TableID) string { return t.d.QuoteTable(id) }
 
 // flushTable writes a table's buffer in the transaction: the inserts,
 // upserts or updates, then the deletes.
@@ -742,7 +743,7 @@ func (t *SinkTask) querier() (sinkQueryer, error) {
 	return t.connection()
 }
 
-func (t *SinkTask) tableInfo(id TableID, refresh bool) (*sinkTableInfo, error) {
+func (t *SinkTask) tableInfo(id jdbcdb.TableID, refresh bool) (*sinkTableInfo, error) {
 	if info, ok := t.infos[id]; ok && !refresh {
 		return info, nil
 	}
@@ -761,7 +762,7 @@ func (t *SinkTask) tableInfo(id TableID, refresh bool) (*sinkTableInfo, error) {
 // ensureTable is DbStructure.createOrAmendIfNecessary: create a missing
 // table (auto.create) and add missing columns (auto.evolve). DDL runs
 // outside the transaction, after committing it.
-func (t *SinkTask) ensureTable(id TableID, f *sinkFields) error {
+func (t *SinkTask) ensureTable(id jdbcdb.TableID, f *sinkFields) error {
 	info, err := t.tableInfo(id, false)
 	if err != nil {
 		return err

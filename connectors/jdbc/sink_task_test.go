@@ -7,10 +7,11 @@ import (
 	"testing"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbctest"
 )
 
 // sinkWriteAll runs a task over the batches, committing after each, and stops it.
-func sinkWriteAll(t *testing.T, db *testDB, props map[string]string, batches ...[]connect.SinkRecord) {
+func sinkWriteAll(t *testing.T, db *jdbctest.DB, props map[string]string, batches ...[]connect.SinkRecord) {
 	t.Helper()
 	task, _ := sinkStart(t, db, props)
 	for _, b := range batches {
@@ -91,7 +92,7 @@ func TestSinkModes(t *testing.T) {
 		{name: "update_record_value", props: []string{"insert.mode", "update", "pk.mode", "record_value", "pk.fields", "id"}, prep: [][]connect.SinkRecord{first}, batches: [][]connect.SinkRecord{second},
 			query: cols("t", "id", "name", "qty"), want: []string{"1|APPLE|11", "2|pear|20", "3|PLUM|31"}},
 	}
-	eachDB(t, func(t *testing.T, db *testDB) {
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
 		for _, c := range combos {
 			t.Run(c.name, func(t *testing.T) {
 				table := "t_" + c.name
@@ -108,7 +109,7 @@ func TestSinkModes(t *testing.T) {
 }
 
 func TestSinkPreCommitOffsetsAndOneTransaction(t *testing.T) {
-	eachDB(t, func(t *testing.T, db *testDB) {
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
 		task, _ := sinkStart(t, db, sinkProps(db, "auto.create", "true", "pk.mode", "record_key", "batch.size", "2"))
 		sinkPut(t, task, sinkOrder(0, 5, 1, "a", 1), sinkOrder(1, 7, 2, "b", 2), sinkOrder(0, 6, 3, "c", 3))
 		// Written (one full batch) but not committed: invisible outside.
@@ -142,7 +143,7 @@ func TestSinkPreCommitOffsetsAndOneTransaction(t *testing.T) {
 }
 
 func TestSinkBatchSize(t *testing.T) {
-	eachDB(t, func(t *testing.T, db *testDB) {
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
 		task, _ := sinkStart(t, db, sinkProps(db, "auto.create", "true", "batch.size", "3"))
 		var sizes []int
 		task.execHook = func(q string, args []any) error {
@@ -171,7 +172,7 @@ func TestSinkBatchSize(t *testing.T) {
 }
 
 func TestSinkLargeBatchSplitsByParameterLimit(t *testing.T) {
-	db := postgresDB(t)
+	db := jdbctest.Postgres(t)
 	// Unquoted names keep the INSERT path (COPY has no such limit).
 	task, _ := sinkStart(t, db, sinkProps(db, "auto.create", "true", "batch.size", "30000", "pk.mode", "kafka", "quote.sql.identifiers", "never"))
 	var sizes []int
@@ -202,7 +203,7 @@ func TestSinkLargeBatchSplitsByParameterLimit(t *testing.T) {
 }
 
 func TestSinkFailedBatchRollsBack(t *testing.T) {
-	eachDB(t, func(t *testing.T, db *testDB) {
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
 		task, ctx := sinkStart(t, db, sinkProps(db, "auto.create", "true", "pk.mode", "record_value", "pk.fields", "id", "batch.size", "2"))
 		sinkPut(t, task, sinkOrder(0, 0, 1, "a", 1), sinkOrder(0, 1, 2, "b", 2), sinkOrder(0, 2, 3, "c", 3))
 		before := sinkCommit(t, task)
@@ -244,7 +245,7 @@ func TestSinkFailedBatchRollsBack(t *testing.T) {
 }
 
 func TestSinkRetriesRewriteUncommitted(t *testing.T) {
-	eachDB(t, func(t *testing.T, db *testDB) {
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
 		task, _ := sinkStart(t, db, sinkProps(db, "auto.create", "true", "batch.size", "2", "max.retries", "2", "retry.backoff.ms", "1"))
 		calls := 0
 		task.execHook = func(q string, args []any) error {
@@ -267,7 +268,7 @@ func TestSinkRetriesRewriteUncommitted(t *testing.T) {
 }
 
 func TestSinkDeletes(t *testing.T) {
-	eachDB(t, func(t *testing.T, db *testDB) {
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
 		props := sinkProps(db, "auto.create", "true", "pk.mode", "record_key", "delete.enabled", "true", "insert.mode", "upsert")
 		task, _ := sinkStart(t, db, props)
 		sinkPut(t, task, sinkOrder(0, 0, 1, "a", 1), sinkOrder(0, 1, 2, "b", 2), sinkOrder(0, 2, 3, "c", 3))
@@ -284,7 +285,7 @@ func TestSinkDeletes(t *testing.T) {
 }
 
 func TestSinkTombstoneWithoutDeletes(t *testing.T) {
-	db := sqliteDB(t)
+	db := jdbctest.SQLite(t)
 	task, _ := sinkStart(t, db, sinkProps(db, "auto.create", "true", "pk.mode", "record_key"))
 	err := task.Put([]connect.SinkRecord{sinkTombstone(2, 9, 1)})
 	want := "The JDBC sink connector 'jdbc-sink-test' is configured with 'delete.enabled=false' and 'pk.mode=record_key' and therefore requires non-null record values that are structs, but found record at (topic='orders',partition=2,offset=9,timestamp=null) with a null value and null value schema."
@@ -298,7 +299,7 @@ func TestSinkSchemalessValuesRefused(t *testing.T) {
 	// Confluent refuses it in every pk.mode.
 	for _, mode := range []string{"none", "kafka", "record_value", "record_key"} {
 		t.Run(mode, func(t *testing.T) {
-			db := sqliteDB(t)
+			db := jdbctest.SQLite(t)
 			props := sinkProps(db, "auto.create", "true", "pk.mode", mode)
 			if mode == "record_key" {
 				props["pk.fields"] = "id"
@@ -317,7 +318,7 @@ func TestSinkSchemalessValuesRefused(t *testing.T) {
 		})
 	}
 	t.Run("string value", func(t *testing.T) {
-		db := sqliteDB(t)
+		db := jdbctest.SQLite(t)
 		task, _ := sinkStart(t, db, sinkProps(db, "auto.create", "true"))
 		err := task.Put([]connect.SinkRecord{{Topic: "orders", ValueSchema: connect.StringSchema, Value: "hello"}})
 		sinkWantErr(t, err, "requires record values to be structs", "with a String value and string value schema.")

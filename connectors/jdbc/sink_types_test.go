@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbcdb"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbctest"
 )
 
 var sinkTypesSchema = connect.StructSchema("types.Value",
@@ -41,32 +43,32 @@ func sinkTypesRecord(offset int64, id int32, full bool) connect.SinkRecord {
 }
 
 // sinkTypesQuery reads the columns back as comparable text in each database.
-func sinkTypesQuery(d *Dialect) string {
+func sinkTypesQuery(d *jdbcdb.Dialect) string {
 	switch d {
-	case PostgreSQL:
+	case jdbcdb.PostgreSQL:
 		return `SELECT id, i8, i16, i64, f32, f64, b, s, encode(raw, 'hex'), dec::text, day::text, at::text, ts::text FROM types`
-	case MySQL:
+	case jdbcdb.MySQL:
 		return "SELECT id, i8, i16, i64, f32, f64, b, s, hex(raw), CAST(`dec` AS CHAR), CAST(day AS CHAR), CAST(at AS CHAR), CAST(ts AS CHAR) FROM types"
 	}
 	return `SELECT id, i8, i16, i64, f32, f64, b, s, hex(raw), dec, day || '', at || '', ts || '' FROM types`
 }
 
 func TestSinkTypes(t *testing.T) {
-	want := map[*Dialect][]string{
-		PostgreSQL: {
+	want := map[*jdbcdb.Dialect][]string{
+		jdbcdb.PostgreSQL: {
 			`1|-8|1600|1099511627776|1.5|2.25|true|it's \ "quoted"|0001fe|-123.45|2024-02-29|13:14:15.678|2024-02-29 23:30:01.25`,
 			`2|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL`,
 		},
-		MySQL: {
+		jdbcdb.MySQL: {
 			`1|-8|1600|1099511627776|1.5|2.25|1|it's \ "quoted"|0001FE|-123.45|2024-02-29|13:14:15.678|2024-02-29 23:30:01.250`,
 			`2|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL`,
 		},
-		SQLite: {
+		jdbcdb.SQLite: {
 			`1|-8|1600|1099511627776|1.5|2.25|1|it's \ "quoted"|0001FE|-123.45|2024-02-29|13:14:15.678|2024-02-29 23:30:01.250`,
 			`2|NULL|NULL|NULL|NULL|NULL|NULL|NULL||NULL|NULL|NULL|NULL`,
 		},
 	}
-	eachDB(t, func(t *testing.T, db *testDB) {
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
 		sinkWriteAll(t, db, sinkProps(db, "topics", "types", "auto.create", "true", "pk.mode", "record_value", "pk.fields", "id"),
 			[]connect.SinkRecord{sinkTypesRecord(0, 1, true), sinkTypesRecord(1, 2, false)})
 		sinkWantRows(t, sinkRows(t, db, sinkTypesQuery(db.Dialect)), want[db.Dialect]...)
@@ -74,7 +76,7 @@ func TestSinkTypes(t *testing.T) {
 }
 
 func TestSinkTimezones(t *testing.T) {
-	eachDB(t, func(t *testing.T, db *testDB) {
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
 		sinkWriteAll(t, db, sinkProps(db, "topics", "types", "auto.create", "true", "db.timezone", "America/New_York"),
 			[]connect.SinkRecord{sinkTypesRecord(0, 1, true)})
 		q := strings.Replace(sinkTypesQuery(db.Dialect), "SELECT id, i8, i16, i64, f32, f64, b, s,", "SELECT", 1)
@@ -110,11 +112,11 @@ func TestSinkCreateTableSQL(t *testing.T) {
 		connect.Field{Name: "ts", Schema: connect.TimestampSchema()},
 		connect.Field{Name: "tags", Schema: connect.ArrayOf(connect.StringSchema).AsOptional()},
 	)
-	f, err := extractSinkFields(cfg, PostgreSQL, "t", nil, withDefaults)
+	f, err := extractSinkFields(cfg, jdbcdb.PostgreSQL, "t", nil, withDefaults)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := sinkSQL{d: PostgreSQL, quote: true}.createTableSQL(TableID{Schema: "s", Table: "t"}, f, cfg)
+	got := sinkSQL{d: jdbcdb.PostgreSQL, quote: true}.createTableSQL(jdbcdb.TableID{Schema: "s", Table: "t"}, f, cfg)
 	want := `CREATE TABLE "s"."t" (
 "__connect_topic" TEXT NOT NULL,
 "__connect_partition" INT NOT NULL,
@@ -142,11 +144,11 @@ PRIMARY KEY("__connect_topic","__connect_partition","__connect_offset"))`
 	key := connect.StructSchema("k", connect.Field{Name: "code", Schema: connect.StringSchema})
 	noArray := *withDefaults
 	noArray.Fields = noArray.Fields[:len(noArray.Fields)-1]
-	f, err = extractSinkFields(cfg, MySQL, "t", key, &noArray)
+	f, err = extractSinkFields(cfg, jdbcdb.MySQL, "t", key, &noArray)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got = sinkSQL{d: MySQL, quote: true}.createTableSQL(TableID{Table: "t"}, f, cfg)
+	got = sinkSQL{d: jdbcdb.MySQL, quote: true}.createTableSQL(jdbcdb.TableID{Table: "t"}, f, cfg)
 	for _, part := range []string{"`code` VARCHAR(256) NOT NULL", "`i8` TINYINT NOT NULL", "`b` TINYINT DEFAULT 1",
 		"`raw` VARBINARY(1024) NOT NULL", "`dec` DECIMAL(65,3) NOT NULL", "`at` TIME(3) NOT NULL", "`ts` DATETIME(3) NOT NULL",
 		"PRIMARY KEY(`code`)"} {
@@ -154,7 +156,7 @@ PRIMARY KEY("__connect_topic","__connect_partition","__connect_offset"))`
 			t.Errorf("MySQL DDL lacks %q:\n%s", part, got)
 		}
 	}
-	if _, err := extractSinkFields(cfg, MySQL, "t", key, withDefaults); err == nil || !strings.Contains(err.Error(), "'tags'") {
+	if _, err := extractSinkFields(cfg, jdbcdb.MySQL, "t", key, withDefaults); err == nil || !strings.Contains(err.Error(), "'tags'") {
 		t.Errorf("MySQL array: %v", err)
 	}
 }
@@ -172,7 +174,7 @@ func TestSinkNestedValuesRefused(t *testing.T) {
 		connect.Field{Name: "id", Schema: connect.Int32Schema},
 		connect.Field{Name: "tags", Schema: connect.ArrayOf(connect.StringSchema)},
 	)
-	eachDB(t, func(t *testing.T, db *testDB) {
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
 		cases := []struct {
 			schema *connect.Schema
 			field  string
@@ -183,7 +185,7 @@ func TestSinkNestedValuesRefused(t *testing.T) {
 			{listed, "tags", []any{"x"}},
 		}
 		for _, c := range cases {
-			if db.Dialect == PostgreSQL && c.field == "tags" {
+			if db.Dialect == jdbcdb.PostgreSQL && c.field == "tags" {
 				continue // PostgreSQL takes arrays: TestSinkPostgresArrays
 			}
 			task, _ := sinkStart(t, db, sinkProps(db, "auto.create", "true"))
@@ -198,7 +200,7 @@ func TestSinkNestedValuesRefused(t *testing.T) {
 }
 
 func TestSinkPostgresArrays(t *testing.T) {
-	db := postgresDB(t)
+	db := jdbctest.Postgres(t)
 	s := connect.StructSchema("v",
 		connect.Field{Name: "id", Schema: connect.Int32Schema},
 		connect.Field{Name: "tags", Schema: connect.ArrayOf(connect.OptionalStringSchema)},
@@ -210,9 +212,9 @@ func TestSinkPostgresArrays(t *testing.T) {
 }
 
 func TestSinkPostgresCopyColumnTypes(t *testing.T) {
-	db := postgresDB(t)
+	db := jdbctest.Postgres(t)
 	// A user's table: narrower and zoned types than auto.create makes.
-	db.exec(t, `CREATE TABLE types (id SMALLINT PRIMARY KEY, i8 INT, i16 INT, i64 NUMERIC(20), f32 DOUBLE PRECISION, f64 REAL,
+	db.Exec(t, `CREATE TABLE types (id SMALLINT PRIMARY KEY, i8 INT, i16 INT, i64 NUMERIC(20), f32 DOUBLE PRECISION, f64 REAL,
 		b BOOLEAN, s VARCHAR(40), raw BYTEA, dec NUMERIC(10,2), day DATE, at TIME, ts TIMESTAMPTZ)`)
 	task, _ := sinkStart(t, db, sinkProps(db, "topics", "types", "db.timezone", "Europe/Paris"))
 	var stmts []string
@@ -227,7 +229,7 @@ func TestSinkPostgresCopyColumnTypes(t *testing.T) {
 		`1|1099511627776|2.25|it's \ "quoted"|-123.45|2024-02-29|14:14:15.678|2024-02-29 23:30:01.250`,
 		`2|NULL|NULL|NULL|NULL|NULL|NULL|NULL`)
 
-	db.exec(t, `CREATE TABLE narrow (id SMALLINT PRIMARY KEY, day DATE, ts TIMESTAMPTZ, s CHAR(3))`)
+	db.Exec(t, `CREATE TABLE narrow (id SMALLINT PRIMARY KEY, day DATE, ts TIMESTAMPTZ, s CHAR(3))`)
 	s := connect.StructSchema("n",
 		connect.Field{Name: "id", Schema: connect.Int64Schema},
 		connect.Field{Name: "day", Schema: connect.DateSchema()},
@@ -268,7 +270,7 @@ func TestSinkPostgresCopyColumnTypes(t *testing.T) {
 // written with statements (COPY is skipped for a while after a fallback).
 // Every row must end with its last value, in order.
 func TestSinkPostgresBackgroundCopyUpsertFallback(t *testing.T) {
-	db := postgresDB(t)
+	db := jdbctest.Postgres(t)
 	task, _ := sinkStart(t, db, sinkProps(db, "auto.create", "true", "insert.mode", "upsert",
 		"pk.mode", "record_value", "pk.fields", "id", "batch.size", "2"))
 	var stmts []string
@@ -297,7 +299,7 @@ func TestSinkPostgresBackgroundCopyUpsertFallback(t *testing.T) {
 // for another table ends it and starts its own. A failure inside a
 // stream rolls the whole transaction back.
 func TestSinkPostgresStreamingCopy(t *testing.T) {
-	db := postgresDB(t)
+	db := jdbctest.Postgres(t)
 	task, _ := sinkStart(t, db, sinkProps(db, "auto.create", "true", "topics", "orders,returns",
 		"table.name.format", "${topic}", "pk.mode", "record_value", "pk.fields", "id", "batch.size", "2"))
 	rec := func(topic string, off int64, id int32) connect.SinkRecord {
@@ -349,7 +351,7 @@ func TestSinkPostgresStreamingCopy(t *testing.T) {
 // stream back, and every batch in it is written again with statements, in
 // order, so that each row ends with its last value.
 func TestSinkPostgresStreamingUpsertCopy(t *testing.T) {
-	db := postgresDB(t)
+	db := jdbctest.Postgres(t)
 	task, _ := sinkStart(t, db, sinkProps(db, "auto.create", "true", "insert.mode", "upsert",
 		"pk.mode", "record_value", "pk.fields", "id", "batch.size", "2"))
 	var stmts []string

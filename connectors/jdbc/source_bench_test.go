@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbcdb"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbctest"
 	"github.com/connectd/connectd/converters"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -35,12 +37,12 @@ func BenchmarkJdbcSourcePostgres(b *testing.B) {
 		rows = n
 	}
 	base := "jdbc:postgresql://127.0.0.1:5432/test"
-	admin, _, err := Open(context.Background(), base, "postgres", "")
+	admin, _, err := jdbcdb.Open(context.Background(), base, "postgres", "")
 	if err != nil {
 		b.Skipf("PostgreSQL is unreachable: %v", err)
 	}
 	defer admin.Close()
-	schema := uniqueName("bench")
+	schema := jdbctest.UniqueName("bench")
 	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
 		b.Fatal(err)
 	}
@@ -91,8 +93,8 @@ func BenchmarkJdbcSourcePostgres(b *testing.B) {
 		}
 		return n
 	}
-	_, dsn, _ := ParseURL(base, "postgres", "")
-	stmt := srcStatement(PostgreSQL, &TableID{Schema: schema, Table: "orders"}, "", srcModeIncrementing, "id", nil, "")
+	_, dsn, _ := jdbcdb.ParseURL(base, "postgres", "")
+	stmt := srcStatement(jdbcdb.PostgreSQL, &jdbcdb.TableID{Schema: schema, Table: "orders"}, "", srcModeIncrementing, "id", nil, "")
 	readPgx := func() int {
 		conn, err := pgx.Connect(context.Background(), dsn)
 		if err != nil {

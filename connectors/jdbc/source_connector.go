@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbcdb"
 )
 
 // SourceConnector is Confluent's JdbcSourceConnector: it lists the tables
@@ -23,8 +24,8 @@ type SourceConnector struct {
 	mu     sync.Mutex
 	props  map[string]string
 	cfg    *srcConfig
-	d      *Dialect
-	tables []TableID
+	d      *jdbcdb.Dialect
+	tables []jdbcdb.TableID
 
 	stop chan struct{}
 	done chan struct{}
@@ -57,7 +58,7 @@ func (c *SourceConnector) Start(ctx connect.ConnectorContext, config map[string]
 	if err != nil {
 		return fmt.Errorf("Couldn't start JdbcSourceConnector due to configuration error: %w", err)
 	}
-	d, _, err := ParseURL(cfg.url, cfg.user, cfg.password)
+	d, _, err := jdbcdb.ParseURL(cfg.url, cfg.user, cfg.password)
 	if err != nil {
 		return err
 	}
@@ -89,7 +90,7 @@ func (c *SourceConnector) Start(ctx connect.ConnectorContext, config map[string]
 	return nil
 }
 
-func (c *SourceConnector) listTables(conn *srcConn) ([]TableID, error) {
+func (c *SourceConnector) listTables(conn *srcConn) ([]jdbcdb.TableID, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	all, err := conn.tables(ctx, c.cfg.catalogPattern, c.cfg.schemaPattern, c.cfg.tableTypes)
@@ -201,7 +202,7 @@ func (c *SourceConnector) TaskConfigs(maxTasks int) ([]map[string]string, error)
 
 // srcDuplicateNames refuses tables sharing an unqualified name: they would
 // write to one topic (Confluent's check and message).
-func srcDuplicateNames(cfg *srcConfig, tables []TableID) error {
+func srcDuplicateNames(cfg *srcConfig, tables []jdbcdb.TableID) error {
 	byName := map[string][]string{}
 	var dups []string
 	for _, t := range tables {
@@ -291,18 +292,18 @@ func (c *SourceConnector) Validate(config map[string]string) map[string][]string
 		return errs
 	}
 	d := conn.d
-	ids := make([]TableID, len(all))
+	ids := make([]jdbcdb.TableID, len(all))
 	for i, t := range all {
 		ids[i] = t.id
 	}
 	for _, e := range cfg.whitelist {
-		if !slices.ContainsFunc(ids, func(id TableID) bool { return srcTableMatches(d, e, id) }) {
+		if !slices.ContainsFunc(ids, func(id jdbcdb.TableID) bool { return srcTableMatches(d, e, id) }) {
 			errs[srcTableWhitelist] = append(errs[srcTableWhitelist], fmt.Sprintf("Table %s was not found in the "+
 				"database among the tables of types %s the connector can see", e, strings.Join(cfg.tableTypes, ", ")))
 		}
 	}
 	for i, re := range cfg.include {
-		if !slices.ContainsFunc(ids, func(id TableID) bool {
+		if !slices.ContainsFunc(ids, func(id jdbcdb.TableID) bool {
 			return re.MatchString(id.String()) || re.MatchString(d.QuoteTable(id)) || re.MatchString(id.Table)
 		}) {
 			entry := srcNonEmpty(strings.Split(config[srcTableIncludeList], ","))[i]

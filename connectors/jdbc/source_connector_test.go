@@ -2,6 +2,8 @@ package jdbc
 
 import (
 	"fmt"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbcdb"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbctest"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -33,10 +35,10 @@ func TestSourceValidateAgainstDatabase(t *testing.T) {
 		}
 	}
 
-	eachDB(t, func(t *testing.T, db *testDB) {
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
 		srcCreateOrders(t, db)
-		db.exec(t, "CREATE TABLE notes (note VARCHAR(10), noted_at "+
-			map[string]string{PostgreSQL.Name: "TIMESTAMP", MySQL.Name: "DATETIME", SQLite.Name: "TIMESTAMP"}[db.Dialect.Name]+")")
+		db.Exec(t, "CREATE TABLE notes (note VARCHAR(10), noted_at "+
+			map[string]string{jdbcdb.PostgreSQL.Name: "TIMESTAMP", jdbcdb.MySQL.Name: "DATETIME", jdbcdb.SQLite.Name: "TIMESTAMP"}[db.Dialect.Name]+")")
 		orders := srcTableID(db, "orders").String()
 		cases := []struct {
 			props map[string]string
@@ -82,11 +84,11 @@ func TestSourceValidateAgainstDatabase(t *testing.T) {
 // The connector lists the tables its settings select, splits them among
 // tasks, and asks for new task configs when a table appears or goes.
 func TestSourceTableDiscovery(t *testing.T) {
-	eachDB(t, func(t *testing.T, db *testDB) {
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
 		for _, name := range []string{"a_one", "a_two", "b_one"} {
-			db.exec(t, "CREATE TABLE "+name+" (id INT NOT NULL PRIMARY KEY)")
+			db.Exec(t, "CREATE TABLE "+name+" (id INT NOT NULL PRIMARY KEY)")
 		}
-		db.exec(t, "CREATE VIEW v_one AS SELECT id FROM a_one")
+		db.Exec(t, "CREATE VIEW v_one AS SELECT id FROM a_one")
 		id := func(name string) string {
 			return db.Dialect.QuoteTable(srcTableID(db, name))
 		}
@@ -121,9 +123,9 @@ func TestSourceTableDiscovery(t *testing.T) {
 			{with(srcTableWhitelist, "nothing"), 2, []string{""}},
 			{with(srcQuery, "SELECT * FROM a_one"), 3, []string{""}},
 		}
-		if db.Dialect != SQLite {
+		if db.Dialect != jdbcdb.SQLite {
 			// The catalog is PostgreSQL's database, MySQL's database.
-			catalog := map[string]string{PostgreSQL.Name: "test", MySQL.Name: db.Schema}[db.Dialect.Name]
+			catalog := map[string]string{jdbcdb.PostgreSQL.Name: "test", jdbcdb.MySQL.Name: db.Schema}[db.Dialect.Name]
 			cases = append(cases,
 				struct {
 					props    map[string]string
@@ -142,19 +144,19 @@ func TestSourceTableDiscovery(t *testing.T) {
 			}
 		}
 
-		if db.Dialect == PostgreSQL {
+		if db.Dialect == jdbcdb.PostgreSQL {
 			// As for pgjdbc, a partitioned table is no TABLE; its
 			// partitions are.
-			db.exec(t, "CREATE TABLE p_all (id INT NOT NULL) PARTITION BY RANGE (id)")
-			db.exec(t, "CREATE TABLE p_low PARTITION OF p_all FOR VALUES FROM (0) TO (100)")
-			db.exec(t, "CREATE TABLE p_high PARTITION OF p_all FOR VALUES FROM (100) TO (200)")
+			db.Exec(t, "CREATE TABLE p_all (id INT NOT NULL) PARTITION BY RANGE (id)")
+			db.Exec(t, "CREATE TABLE p_low PARTITION OF p_all FOR VALUES FROM (0) TO (100)")
+			db.Exec(t, "CREATE TABLE p_high PARTITION OF p_all FOR VALUES FROM (100) TO (200)")
 			if got := tablesOf(with(srcTableIncludeList, `.*\.p_.*`), 1); !reflect.DeepEqual(got, []string{id("p_high") + "," + id("p_low")}) {
 				t.Errorf("partitions: %q", got)
 			}
 			if got := tablesOf(with(srcTableIncludeList, `.*\.p_.*`, srcTableTypes, "PARTITIONED TABLE"), 1); !reflect.DeepEqual(got, []string{id("p_all")}) {
 				t.Errorf("partitioned table: %q", got)
 			}
-			db.exec(t, "DROP TABLE p_all")
+			db.Exec(t, "DROP TABLE p_all")
 		}
 
 		// A table created while the connector runs: new task configs.
@@ -164,13 +166,13 @@ func TestSourceTableDiscovery(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer c.Stop()
-		db.exec(t, "CREATE TABLE c_three (id INT)")
+		db.Exec(t, "CREATE TABLE c_three (id INT)")
 		srcWaitFor(t, func() bool { return cctx.reconfigs.Load() >= 1 })
 		tcs, err := c.TaskConfigs(1)
 		if err != nil || tcs[0][srcTablesConfig] != id("a_one")+","+id("b_one")+","+id("c_three") {
 			t.Fatalf("after a table was added: %v %v", tcs, err)
 		}
-		db.exec(t, "DROP TABLE c_three")
+		db.Exec(t, "DROP TABLE c_three")
 		srcWaitFor(t, func() bool { return cctx.reconfigs.Load() >= 2 })
 		if tcs, _ := c.TaskConfigs(1); tcs[0][srcTablesConfig] != id("a_one")+","+id("b_one") {
 			t.Fatalf("after a table was dropped: %v", tcs[0][srcTablesConfig])
@@ -203,22 +205,17 @@ func srcWaitFor(t *testing.T, cond func() bool) {
 
 // heldPIDs are the backend PIDs, as pid reads them, of the connections p
 // holds for db.
-func heldPIDs[T any](p *handOver[T], db *testDB, pid func(T) uint32) []uint32 {
-	key := connKey(db.URL, db.User, db.Password)
-	p.mu.Lock()
-	defer p.mu.Unlock()
+func heldPIDs[T any](p *jdbcdb.HandOver[T], db *jdbctest.DB, pid func(T) uint32) []uint32 {
 	var pids []uint32
-	for _, e := range p.idle {
-		if e.key == key {
-			pids = append(pids, pid(e.v))
-		}
+	for _, v := range p.Held(jdbcdb.ConnKey(db.URL, db.User, db.Password)) {
+		pids = append(pids, pid(v))
 	}
 	return pids
 }
 
 // srcIdlePIDs are the backend PIDs of the PostgreSQL connections srcIdle
 // holds for db.
-func srcIdlePIDs(db *testDB) []uint32 {
+func srcIdlePIDs(db *jdbctest.DB) []uint32 {
 	return heldPIDs(srcIdle, db, func(c *srcConn) uint32 { return c.pg.PgConn().PID() })
 }
 
@@ -227,9 +224,9 @@ func srcIdlePIDs(db *testDB) []uint32 {
 // connection learnt of the tables does not outlive the task that used it;
 // a handed-over connection the server closed meanwhile is replaced.
 func TestSourceHandsConnectionsOver(t *testing.T) {
-	db := postgresDB(t)
-	db.exec(t, "CREATE TABLE items (id INT PRIMARY KEY, label TEXT)")
-	db.exec(t, "INSERT INTO items VALUES (1, 'one')")
+	db := jdbctest.Postgres(t)
+	db.Exec(t, "CREATE TABLE items (id INT PRIMARY KEY, label TEXT)")
+	db.Exec(t, "INSERT INTO items VALUES (1, 'one')")
 	cfg := srcBaseConfig(db, map[string]string{srcMode: "incrementing", srcIncrementingColumn: "id"})
 	c := &SourceConnector{}
 	if errs := c.Validate(cfg); len(errs) > 0 {
@@ -266,8 +263,8 @@ func TestSourceHandsConnectionsOver(t *testing.T) {
 
 	// The next task takes the same connection, and sees the column
 	// become NOT NULL.
-	db.exec(t, "ALTER TABLE items ALTER COLUMN label SET NOT NULL")
-	db.exec(t, "INSERT INTO items VALUES (2, 'two')")
+	db.Exec(t, "ALTER TABLE items ALTER COLUMN label SET NOT NULL")
+	db.Exec(t, "INSERT INTO items VALUES (2, 'two')")
 	task = srcStartTask(t, cfg, ctx)
 	if pid := task.conn.pg.PgConn().PID(); pid != validated[0] {
 		t.Fatalf("the second task's connection is backend %d, want %d", pid, validated[0])
@@ -283,8 +280,8 @@ func TestSourceHandsConnectionsOver(t *testing.T) {
 	if idle := srcIdlePIDs(db); len(idle) != 1 {
 		t.Fatalf("idle connections %v, want 1", idle)
 	}
-	db.exec(t, fmt.Sprintf("SELECT pg_terminate_backend(%d)", validated[0]))
-	db.exec(t, "INSERT INTO items VALUES (3, 'three')")
+	db.Exec(t, fmt.Sprintf("SELECT pg_terminate_backend(%d)", validated[0]))
+	db.Exec(t, "INSERT INTO items VALUES (3, 'three')")
 	task = srcStartTask(t, cfg, ctx)
 	if pid := task.conn.pg.PgConn().PID(); pid == validated[0] {
 		t.Fatalf("the task got the terminated backend %d", pid)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbcdb"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -21,7 +22,7 @@ import (
 // metadata (type modifiers, source columns) and its speed; MySQL, MariaDB
 // and SQLite through database/sql.
 type srcConn struct {
-	d   *Dialect
+	d   *jdbcdb.Dialect
 	pg  *pgx.Conn
 	db  *sql.DB
 	key string // URL and credentials, for srcIdle (connKey)
@@ -49,15 +50,15 @@ func (r srcSQLRows) Close() { r.Rows.Close() }
 // with the same URL and credentials is taken instead when it still
 // answers.
 func srcOpen(ctx context.Context, url, user, password string) (*srcConn, error) {
-	d, dsn, err := ParseURL(url, user, password)
+	d, dsn, err := jdbcdb.ParseURL(url, user, password)
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	key := connKey(url, user, password)
+	key := jdbcdb.ConnKey(url, user, password)
 	for {
-		c, ok := srcIdle.take(key)
+		c, ok := srcIdle.Take(key)
 		if !ok {
 			break
 		}
@@ -67,11 +68,11 @@ func srcOpen(ctx context.Context, url, user, password string) (*srcConn, error) 
 		c.close()
 	}
 	fail := func(err error) error {
-		return fmt.Errorf("Cannot connect to %s: %s", connect.RedactURL(url), hideSecrets(err.Error(), url, password))
+		return fmt.Errorf("Cannot connect to %s: %s", connect.RedactURL(url), jdbcdb.HideSecrets(err.Error(), url, password))
 	}
 	c := &srcConn{d: d, key: key, mappings: map[string]*srcMapping{}, pgNotNull: map[[2]uint32]bool{}}
 	switch d {
-	case PostgreSQL:
+	case jdbcdb.PostgreSQL:
 		cfg, err := pgx.ParseConfig(dsn)
 		if err != nil {
 			return nil, fail(err)
@@ -82,7 +83,7 @@ func srcOpen(ctx context.Context, url, user, password string) (*srcConn, error) 
 			return nil, fail(err)
 		}
 		return c, nil
-	case SQLite:
+	case jdbcdb.SQLite:
 		path := dsn
 		if !strings.HasPrefix(path, "file:") && path != ":memory:" {
 			if _, err := os.Stat(path); err != nil {
@@ -145,13 +146,13 @@ func (c *srcConn) release() {
 	if c == nil {
 		return
 	}
-	if c.pg != nil && !pgReadyToHandOn(c.pg) {
+	if c.pg != nil && !jdbcdb.PGReadyToHandOn(c.pg) {
 		c.close()
 		return
 	}
 	clear(c.mappings)
 	clear(c.pgNotNull)
-	srcIdle.put(c.key, c)
+	srcIdle.Put(c.key, c)
 }
 
 func (c *srcConn) close() {
@@ -202,7 +203,7 @@ func (c *srcConn) open(ctx context.Context, q string, args []any, name string, c
 		var fields []srcField
 		for i, ct := range cts {
 			var null *bool
-			if c.d == SQLite {
+			if c.d == jdbcdb.SQLite {
 				if nullable != nil {
 					null = nullable(ct.Name())
 				}
@@ -358,11 +359,11 @@ func (c *srcConn) lookupNotNull(ctx context.Context, fields []pgconn.FieldDescri
 // rather than the worker's clock.
 func (c *srcConn) now(ctx context.Context) (time.Time, error) {
 	switch c.d {
-	case PostgreSQL:
+	case jdbcdb.PostgreSQL:
 		var t time.Time
 		err := c.pg.QueryRow(ctx, "SELECT CURRENT_TIMESTAMP").Scan(&t)
 		return t.UTC(), err
-	case MySQL:
+	case jdbcdb.MySQL:
 		var t time.Time
 		err := c.db.QueryRowContext(ctx, "SELECT UTC_TIMESTAMP(6)").Scan(&t)
 		return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC), err
@@ -376,7 +377,7 @@ func (c *srcConn) now(ctx context.Context) (time.Time, error) {
 
 // srcTable is a table found in the database metadata.
 type srcTable struct {
-	id  TableID
+	id  jdbcdb.TableID
 	typ string // JDBC table type: TABLE, VIEW, SYSTEM TABLE, ...
 }
 
@@ -395,7 +396,7 @@ func (c *srcConn) tables(ctx context.Context, catalogPattern, schemaPattern *str
 		return *p
 	}
 	switch c.d {
-	case PostgreSQL:
+	case jdbcdb.PostgreSQL:
 		// The rows and types of information_schema.tables, read from
 		// pg_catalog as pgjdbc does: planning that view takes a new
 		// backend milliseconds. A partitioned table is "PARTITIONED
@@ -411,7 +412,7 @@ WHERE c.relkind IN ('r', 'v', 'f', 'p') AND NOT pg_catalog.pg_is_other_temp_sche
     OR pg_catalog.has_any_column_privilege(c.oid, 'SELECT, INSERT, UPDATE, REFERENCES'))
   AND ($1::text IS NULL OR current_database() LIKE $1::text) AND ($2::text IS NULL OR n.nspname LIKE $2::text)`,
 			pattern(catalogPattern), pattern(schemaPattern))
-	case MySQL:
+	case jdbcdb.MySQL:
 		// With no catalog.pattern, the database the URL names, as MariaDB's
 		// driver (and MySQL's before 8.0) list; all of them when it names
 		// none.
@@ -434,12 +435,12 @@ WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\_%' ESCAPE '\'`)
 		}
 		t := srcTable{typ: srcJDBCTableType(c.d, schema, typ)}
 		switch c.d {
-		case PostgreSQL:
-			t.id = TableID{Schema: schema, Table: name}
-		case MySQL:
-			t.id = TableID{Catalog: catalog, Table: name}
+		case jdbcdb.PostgreSQL:
+			t.id = jdbcdb.TableID{Schema: schema, Table: name}
+		case jdbcdb.MySQL:
+			t.id = jdbcdb.TableID{Catalog: catalog, Table: name}
 		default:
-			t.id = TableID{Table: name}
+			t.id = jdbcdb.TableID{Table: name}
 		}
 		if slices.ContainsFunc(types, func(s string) bool { return strings.EqualFold(strings.TrimSpace(s), t.typ) }) {
 			out = append(out, t)
@@ -453,12 +454,12 @@ WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\_%' ESCAPE '\'`)
 }
 
 // srcJDBCTableType names a table type as the JDBC drivers report them.
-func srcJDBCTableType(d *Dialect, schema, typ string) string {
+func srcJDBCTableType(d *jdbcdb.Dialect, schema, typ string) string {
 	system := false
 	switch d {
-	case PostgreSQL:
+	case jdbcdb.PostgreSQL:
 		system = schema == "pg_catalog" || schema == "information_schema" || strings.HasPrefix(schema, "pg_toast")
-	case MySQL:
+	case jdbcdb.MySQL:
 		switch strings.ToLower(schema) {
 		case "information_schema", "mysql", "performance_schema", "sys":
 			system = true
@@ -500,13 +501,13 @@ type srcColumnInfo struct {
 
 // columns describes a table's columns, in order; none when the table
 // does not exist.
-func (c *srcConn) columns(ctx context.Context, t TableID) ([]srcColumnInfo, error) {
+func (c *srcConn) columns(ctx context.Context, t jdbcdb.TableID) ([]srcColumnInfo, error) {
 	var (
 		rows srcRows
 		err  error
 	)
 	switch c.d {
-	case PostgreSQL:
+	case jdbcdb.PostgreSQL:
 		// What information_schema.columns says, from pg_catalog (see
 		// tables); a generated column's expression is never a nextval.
 		rows, err = c.query(ctx, `SELECT a.attname::text, NOT (a.attnotnull OR (ty.typtype = 'd' AND ty.typnotnull)),
@@ -522,7 +523,7 @@ WHERE c.relname = $2 AND (n.nspname = $1 OR ($1 = '' AND n.nspname = current_sch
   AND (pg_catalog.pg_has_role(c.relowner, 'USAGE')
     OR pg_catalog.has_column_privilege(c.oid, a.attnum, 'SELECT, INSERT, UPDATE, REFERENCES'))
 ORDER BY a.attnum`, t.Schema, t.Table)
-	case MySQL:
+	case jdbcdb.MySQL:
 		rows, err = c.query(ctx, `SELECT COLUMN_NAME, IS_NULLABLE = 'YES', EXTRA LIKE '%auto_increment%'
 FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = COALESCE(NULLIF(?, ''), DATABASE()) AND TABLE_NAME = ?
 ORDER BY ORDINAL_POSITION`, t.Catalog, t.Table)
@@ -538,7 +539,7 @@ ORDER BY ORDINAL_POSITION`, t.Catalog, t.Table)
 	intPK := -1
 	for rows.Next() {
 		var ci srcColumnInfo
-		if c.d == SQLite {
+		if c.d == jdbcdb.SQLite {
 			var typ string
 			var notNull, pk int64
 			if err := rows.Scan(&ci.name, &typ, &notNull, &pk); err != nil {
@@ -576,4 +577,4 @@ func srcIsDataError(err error) bool {
 }
 
 // srcIdle hands released source connections over (handover.go).
-var srcIdle = &handOver[*srcConn]{ttl: handOverTTL, max: 4, close: (*srcConn).close}
+var srcIdle = jdbcdb.NewHandOver(4, (*srcConn).close)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbcdb"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbctest"
 	"reflect"
 	"slices"
 	"testing"
@@ -16,11 +18,11 @@ import (
 // partitioned table and its partition, a table the user may not see, and
 // one of whose columns it may see one.
 func TestSourcePGCatalogMatchesInformationSchema(t *testing.T) {
-	db := postgresDB(t)
-	role := uniqueName("r")
-	db.exec(t, "CREATE ROLE "+role+" LOGIN")
+	db := jdbctest.Postgres(t)
+	role := jdbctest.UniqueName("r")
+	db.Exec(t, "CREATE ROLE "+role+" LOGIN")
 	t.Cleanup(func() {
-		if admin, _, err := Open(context.Background(), "jdbc:postgresql://127.0.0.1:5432/test", "postgres", ""); err == nil {
+		if admin, _, err := jdbcdb.Open(context.Background(), "jdbc:postgresql://127.0.0.1:5432/test", "postgres", ""); err == nil {
 			admin.Exec("DROP OWNED BY " + role)
 			admin.Exec("DROP ROLE " + role)
 			admin.Close()
@@ -40,7 +42,7 @@ func TestSourcePGCatalogMatchesInformationSchema(t *testing.T) {
 		"GRANT SELECT ON kinds, kinds_view, p_all, p_low TO " + role,
 		"GRANT SELECT (id) ON partial TO " + role,
 	} {
-		db.exec(t, q)
+		db.Exec(t, q)
 	}
 	ctx := context.Background()
 	for _, user := range []string{"postgres", role} {
@@ -67,7 +69,7 @@ FROM information_schema.tables t WHERE t.table_schema = $1 AND t.table_catalog =
 			if err := rows.Scan(&name, &typ); err != nil {
 				t.Fatal(err)
 			}
-			want = append(want, name+" "+srcJDBCTableType(PostgreSQL, schema, typ))
+			want = append(want, name+" "+srcJDBCTableType(jdbcdb.PostgreSQL, schema, typ))
 		}
 		rows.Close()
 		var gotNames []string
@@ -82,7 +84,7 @@ FROM information_schema.tables t WHERE t.table_schema = $1 AND t.table_catalog =
 			t.Errorf("as %s: a table without privileges is listed", user)
 		}
 		for _, table := range []string{"kinds", "kinds_view", "p_all", "p_low", "hidden", "partial"} {
-			cols, err := conn.columns(ctx, TableID{Schema: schema, Table: table})
+			cols, err := conn.columns(ctx, jdbcdb.TableID{Schema: schema, Table: table})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,7 +114,7 @@ FROM information_schema.columns WHERE table_name = $2 AND table_schema = $1 ORDE
 // under TLS when the server offers it, and a result larger than the
 // buffer, read while deadlines are set, comes back whole.
 func TestSourcePGReadsThroughBuffer(t *testing.T) {
-	db := postgresDB(t)
+	db := jdbctest.Postgres(t)
 	ctx := context.Background()
 	conn, err := srcOpen(ctx, db.URL, "postgres", "")
 	if err != nil {

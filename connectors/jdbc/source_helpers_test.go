@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbcdb"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbctest"
 )
 
 // srcTestContext is an in-memory SourceTaskContext: stored offsets by
@@ -71,7 +73,7 @@ func (c *srcConnContext) RaiseError(err error) {
 }
 
 // srcBaseConfig is a source config for the test database: fast polls.
-func srcBaseConfig(db *testDB, extra map[string]string) map[string]string {
+func srcBaseConfig(db *jdbctest.DB, extra map[string]string) map[string]string {
 	cfg := map[string]string{
 		"connector.class":    SourceConnectorClass,
 		srcConnectionURL:     db.URL,
@@ -82,7 +84,7 @@ func srcBaseConfig(db *testDB, extra map[string]string) map[string]string {
 	if db.User != "" {
 		cfg[srcConnectionUser] = db.User
 	}
-	if db.Dialect == PostgreSQL {
+	if db.Dialect == jdbcdb.PostgreSQL {
 		cfg[srcSchemaPattern] = db.Schema
 	}
 	maps.Copy(cfg, extra)
@@ -90,14 +92,14 @@ func srcBaseConfig(db *testDB, extra map[string]string) map[string]string {
 }
 
 // srcTableID is the id the connector gives a test table.
-func srcTableID(db *testDB, table string) TableID {
+func srcTableID(db *jdbctest.DB, table string) jdbcdb.TableID {
 	switch db.Dialect {
-	case PostgreSQL:
-		return TableID{Schema: db.Schema, Table: table}
-	case MySQL:
-		return TableID{Catalog: db.Schema, Table: table}
+	case jdbcdb.PostgreSQL:
+		return jdbcdb.TableID{Schema: db.Schema, Table: table}
+	case jdbcdb.MySQL:
+		return jdbcdb.TableID{Catalog: db.Schema, Table: table}
 	}
-	return TableID{Table: table}
+	return jdbcdb.TableID{Table: table}
 }
 
 // srcTaskConfigs starts a connector with cfg and returns its task configs.
@@ -270,7 +272,7 @@ func srcValueString(v any) string {
 
 // srcInsertOrders inserts orders from..to: timestamps base + id/3 seconds
 // (so runs of three rows share one), amounts id/100.
-func srcInsertOrders(t *testing.T, db *testDB, from, to int, base time.Time) {
+func srcInsertOrders(t *testing.T, db *jdbctest.DB, from, to int, base time.Time) {
 	t.Helper()
 	for start := from; start <= to; start += 500 {
 		end := min(start+499, to)
@@ -279,18 +281,18 @@ func srcInsertOrders(t *testing.T, db *testDB, from, to int, base time.Time) {
 			ts := base.Add(time.Duration(id/3) * time.Second).Format("2006-01-02 15:04:05.000")
 			vals = append(vals, fmt.Sprintf("(%d, 'customer-%d', %d.%02d, '%s')", id, id%7, id/100, id%100, ts))
 		}
-		db.exec(t, "INSERT INTO orders (id, customer, amount, updated_at) VALUES "+strings.Join(vals, ", "))
+		db.Exec(t, "INSERT INTO orders (id, customer, amount, updated_at) VALUES "+strings.Join(vals, ", "))
 	}
 }
 
-func srcCreateOrders(t *testing.T, db *testDB) {
+func srcCreateOrders(t *testing.T, db *jdbctest.DB) {
 	t.Helper()
 	switch db.Dialect {
-	case PostgreSQL:
-		db.exec(t, "CREATE TABLE orders (id BIGSERIAL PRIMARY KEY, customer VARCHAR(40) NOT NULL, amount NUMERIC(10,2), updated_at TIMESTAMP(3) NOT NULL)")
-	case MySQL:
-		db.exec(t, "CREATE TABLE orders (id BIGINT PRIMARY KEY AUTO_INCREMENT, customer VARCHAR(40) NOT NULL, amount DECIMAL(10,2), updated_at DATETIME(3) NOT NULL)")
+	case jdbcdb.PostgreSQL:
+		db.Exec(t, "CREATE TABLE orders (id BIGSERIAL PRIMARY KEY, customer VARCHAR(40) NOT NULL, amount NUMERIC(10,2), updated_at TIMESTAMP(3) NOT NULL)")
+	case jdbcdb.MySQL:
+		db.Exec(t, "CREATE TABLE orders (id BIGINT PRIMARY KEY AUTO_INCREMENT, customer VARCHAR(40) NOT NULL, amount DECIMAL(10,2), updated_at DATETIME(3) NOT NULL)")
 	default:
-		db.exec(t, "CREATE TABLE orders (id INTEGER PRIMARY KEY, customer VARCHAR(40) NOT NULL, amount NUMERIC(10,2), updated_at TIMESTAMP NOT NULL)")
+		db.Exec(t, "CREATE TABLE orders (id INTEGER PRIMARY KEY, customer VARCHAR(40) NOT NULL, amount NUMERIC(10,2), updated_at TIMESTAMP NOT NULL)")
 	}
 }

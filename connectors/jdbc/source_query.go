@@ -2,6 +2,7 @@ package jdbc
 
 import (
 	"fmt"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbcdb"
 	"math"
 	"strings"
 	"time"
@@ -117,13 +118,13 @@ func srcOffsetLong(key string, v any) (int64, error) {
 }
 
 // srcTablePartition is the protocol-1 source partition of a table.
-func srcTablePartition(id TableID) map[string]any {
+func srcTablePartition(id jdbcdb.TableID) map[string]any {
 	return map[string]any{SourcePartitionProtocolKey: SourcePartitionProtocolV1, SourcePartitionTableKey: id.String()}
 }
 
 // srcLegacyPartition is the protocol-0 partition of a table (and the
 // partition of bulk mode): the unqualified table name.
-func srcLegacyPartition(id TableID) map[string]any {
+func srcLegacyPartition(id jdbcdb.TableID) map[string]any {
 	return map[string]any{SourcePartitionTableKey: id.Table}
 }
 
@@ -136,7 +137,7 @@ func srcQueryPartition() map[string]any {
 // TimestampIncrementingCriteria do: the base statement, the mode's
 // criteria and the suffix. table is nil in query mode, where columns are
 // not qualified.
-func srcStatement(d *Dialect, table *TableID, query, mode, incCol string, tsCols []string, suffix string) string {
+func srcStatement(d *jdbcdb.Dialect, table *jdbcdb.TableID, query, mode, incCol string, tsCols []string, suffix string) string {
 	var b strings.Builder
 	if table != nil {
 		b.WriteString("SELECT * FROM ")
@@ -155,7 +156,7 @@ func srcStatement(d *Dialect, table *TableID, query, mode, incCol string, tsCols
 		parts := make([]string, len(tsCols))
 		for i, c := range tsCols {
 			parts[i] = col(c)
-			if d == SQLite {
+			if d == jdbcdb.SQLite {
 				// SQLite keeps timestamps as text: compare them in one
 				// normal form, to the millisecond.
 				parts[i] = "strftime('%Y-%m-%d %H:%M:%f', " + parts[i] + ")"
@@ -188,7 +189,7 @@ func srcStatement(d *Dialect, table *TableID, query, mode, incCol string, tsCols
 // srcArgs are the statement's parameters for the mode, as Confluent binds
 // them: incrementing (last id); timestamp (begin, end);
 // timestamp+incrementing (end, begin, last id, begin).
-func srcArgs(d *Dialect, mode string, o srcOffset, end time.Time, loc *time.Location) []any {
+func srcArgs(d *jdbcdb.Dialect, mode string, o srcOffset, end time.Time, loc *time.Location) []any {
 	begin := srcBindTime(d, o.tsOrDefault(), loc)
 	switch mode {
 	case srcModeIncrementing:
@@ -204,14 +205,14 @@ func srcArgs(d *Dialect, mode string, o srcOffset, end time.Time, loc *time.Loca
 // srcBindTime binds an instant as Confluent's setTimestamp with a
 // db.timezone calendar does: a column without time zone is compared with
 // the wall clock in db.timezone.
-func srcBindTime(d *Dialect, t time.Time, loc *time.Location) any {
+func srcBindTime(d *jdbcdb.Dialect, t time.Time, loc *time.Location) any {
 	w := t.In(loc)
 	switch d {
-	case PostgreSQL:
+	case jdbcdb.PostgreSQL:
 		// pgx sends a timestamp parameter as the wall clock of the
 		// time's location, a timestamptz one as the instant.
 		return w
-	case MySQL:
+	case jdbcdb.MySQL:
 		// The driver sends the wall clock in UTC, its configured zone.
 		return time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second(), w.Nanosecond(), time.UTC)
 	}
@@ -220,7 +221,7 @@ func srcBindTime(d *Dialect, t time.Time, loc *time.Location) any {
 
 // srcFormatTables renders tables as Confluent's task config "tables": the
 // quoted fully-qualified names, comma-separated.
-func srcFormatTables(d *Dialect, ids []TableID) string {
+func srcFormatTables(d *jdbcdb.Dialect, ids []jdbcdb.TableID) string {
 	parts := make([]string, len(ids))
 	for i, id := range ids {
 		parts[i] = d.QuoteTable(id)
@@ -231,11 +232,11 @@ func srcFormatTables(d *Dialect, ids []TableID) string {
 // srcParseTables reads a "tables" value back: names separated by commas,
 // each of parts separated by dots, quoted or not (a doubled quote
 // character is a quote in a quoted part).
-func srcParseTables(d *Dialect, s string) ([]TableID, error) {
-	var out []TableID
+func srcParseTables(d *jdbcdb.Dialect, s string) ([]jdbcdb.TableID, error) {
+	var out []jdbcdb.TableID
 	var parts []string
 	var cur strings.Builder
-	quote := d.quote[0]
+	quote := d.QuoteChar()
 	quoted, wasQuoted := false, false
 	flushPart := func() {
 		p := cur.String()
@@ -252,12 +253,12 @@ func srcParseTables(d *Dialect, s string) ([]TableID, error) {
 			parts = nil
 			return nil
 		}
-		var id TableID
+		var id jdbcdb.TableID
 		switch len(parts) {
 		case 1:
 			id.Table = parts[0]
 		case 2:
-			if d == MySQL {
+			if d == jdbcdb.MySQL {
 				id.Catalog, id.Table = parts[0], parts[1]
 			} else {
 				id.Schema, id.Table = parts[0], parts[1]
@@ -311,14 +312,14 @@ func srcParseTables(d *Dialect, s string) ([]TableID, error) {
 // srcTableMatches says whether a table list entry names t, as Confluent's
 // TableMonitorThread matches table.whitelist and table.blacklist: the
 // unquoted or quoted fully-qualified name, or the bare table name.
-func srcTableMatches(d *Dialect, entry string, t TableID) bool {
+func srcTableMatches(d *jdbcdb.Dialect, entry string, t jdbcdb.TableID) bool {
 	return entry == t.String() || entry == d.QuoteTable(t) || entry == t.Table
 }
 
 // srcSelectTables keeps the tables the whitelist/blacklist or include/
 // exclude settings select.
-func srcSelectTables(cfg *srcConfig, d *Dialect, tables []srcTable) []TableID {
-	var out []TableID
+func srcSelectTables(cfg *srcConfig, d *jdbcdb.Dialect, tables []srcTable) []jdbcdb.TableID {
+	var out []jdbcdb.TableID
 	for _, t := range tables {
 		if srcSelected(cfg, d, t.id) {
 			out = append(out, t.id)
@@ -327,7 +328,7 @@ func srcSelectTables(cfg *srcConfig, d *Dialect, tables []srcTable) []TableID {
 	return out
 }
 
-func srcSelected(cfg *srcConfig, d *Dialect, id TableID) bool {
+func srcSelected(cfg *srcConfig, d *jdbcdb.Dialect, id jdbcdb.TableID) bool {
 	anyEntry := func(list []string) bool {
 		for _, e := range list {
 			if srcTableMatches(d, e, id) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbcdb"
 )
 
 func TestSourceRegistered(t *testing.T) {
@@ -27,28 +28,28 @@ func TestSourceRegistered(t *testing.T) {
 
 // The statements are Confluent's, criteria and ordering included.
 func TestSourceStatements(t *testing.T) {
-	orders := &TableID{Schema: "orders", Table: "orders"}
+	orders := &jdbcdb.TableID{Schema: "orders", Table: "orders"}
 	cases := []struct {
-		d      *Dialect
-		table  *TableID
+		d      *jdbcdb.Dialect
+		table  *jdbcdb.TableID
 		query  string
 		mode   string
 		ts     []string
 		suffix string
 		want   string
 	}{
-		{PostgreSQL, orders, "", srcModeIncrementing, nil, "",
+		{jdbcdb.PostgreSQL, orders, "", srcModeIncrementing, nil, "",
 			`SELECT * FROM "orders"."orders" WHERE "orders"."orders"."id" > $1 ORDER BY "orders"."orders"."id" ASC`},
-		{PostgreSQL, orders, "", srcModeTimestamp, []string{"updated_at"}, "",
+		{jdbcdb.PostgreSQL, orders, "", srcModeTimestamp, []string{"updated_at"}, "",
 			`SELECT * FROM "orders"."orders" WHERE "orders"."orders"."updated_at" > $1 AND "orders"."orders"."updated_at" < $2 ORDER BY "orders"."orders"."updated_at" ASC`},
-		{PostgreSQL, orders, "", srcModeTimestampIncrementing, []string{"updated_at"}, "LIMIT 1000",
+		{jdbcdb.PostgreSQL, orders, "", srcModeTimestampIncrementing, []string{"updated_at"}, "LIMIT 1000",
 			`SELECT * FROM "orders"."orders" WHERE "orders"."orders"."updated_at" < $1 AND (("orders"."orders"."updated_at" = $2 AND "orders"."orders"."id" > $3) OR "orders"."orders"."updated_at" > $4) ORDER BY "orders"."orders"."updated_at","orders"."orders"."id" ASC LIMIT 1000`},
-		{PostgreSQL, nil, "SELECT * FROM v", srcModeTimestamp, []string{"a", "b"}, "",
+		{jdbcdb.PostgreSQL, nil, "SELECT * FROM v", srcModeTimestamp, []string{"a", "b"}, "",
 			`SELECT * FROM v WHERE COALESCE("a","b") > $1 AND COALESCE("a","b") < $2 ORDER BY COALESCE("a","b") ASC`},
-		{PostgreSQL, orders, "", srcModeBulk, nil, "", `SELECT * FROM "orders"."orders"`},
-		{MySQL, &TableID{Catalog: "shop", Table: "orders"}, "", srcModeIncrementing, nil, "",
+		{jdbcdb.PostgreSQL, orders, "", srcModeBulk, nil, "", `SELECT * FROM "orders"."orders"`},
+		{jdbcdb.MySQL, &jdbcdb.TableID{Catalog: "shop", Table: "orders"}, "", srcModeIncrementing, nil, "",
 			"SELECT * FROM `shop`.`orders` WHERE `shop`.`orders`.`id` > ? ORDER BY `shop`.`orders`.`id` ASC"},
-		{SQLite, &TableID{Table: "orders"}, "", srcModeTimestampIncrementing, []string{"ts"}, "",
+		{jdbcdb.SQLite, &jdbcdb.TableID{Table: "orders"}, "", srcModeTimestampIncrementing, []string{"ts"}, "",
 			`SELECT * FROM "orders" WHERE strftime('%Y-%m-%d %H:%M:%f', "orders"."ts") < ? AND ((strftime('%Y-%m-%d %H:%M:%f', "orders"."ts") = ? AND "orders"."id" > ?) OR strftime('%Y-%m-%d %H:%M:%f', "orders"."ts") > ?) ORDER BY strftime('%Y-%m-%d %H:%M:%f', "orders"."ts"),"orders"."id" ASC`},
 	}
 	for _, c := range cases {
@@ -59,20 +60,20 @@ func TestSourceStatements(t *testing.T) {
 	// Parameters: Confluent's order, the epoch and -1 without an offset.
 	end := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	epoch := time.Unix(0, 0).UTC()
-	args := srcArgs(PostgreSQL, srcModeTimestampIncrementing, srcOffset{}, end, time.UTC)
+	args := srcArgs(jdbcdb.PostgreSQL, srcModeTimestampIncrementing, srcOffset{}, end, time.UTC)
 	if !reflect.DeepEqual(args, []any{end, epoch, int64(-1), epoch}) {
 		t.Errorf("args %v", args)
 	}
-	args = srcArgs(SQLite, srcModeTimestamp, srcOffset{ts: end.Add(1500 * time.Millisecond), hasTS: true}, end, time.UTC)
+	args = srcArgs(jdbcdb.SQLite, srcModeTimestamp, srcOffset{ts: end.Add(1500 * time.Millisecond), hasTS: true}, end, time.UTC)
 	if !reflect.DeepEqual(args, []any{"2024-01-01 00:00:01.500", "2024-01-01 00:00:00.000"}) {
 		t.Errorf("sqlite args %v", args)
 	}
 	ny, _ := time.LoadLocation("America/New_York")
-	args = srcArgs(MySQL, srcModeIncrementing, srcOffset{inc: 7, hasInc: true}, end, ny)
+	args = srcArgs(jdbcdb.MySQL, srcModeIncrementing, srcOffset{inc: 7, hasInc: true}, end, ny)
 	if !reflect.DeepEqual(args, []any{int64(7)}) {
 		t.Errorf("mysql args %v", args)
 	}
-	if got := srcBindTime(MySQL, end, ny); !got.(time.Time).Equal(time.Date(2023, 12, 31, 19, 0, 0, 0, time.UTC)) {
+	if got := srcBindTime(jdbcdb.MySQL, end, ny); !got.(time.Time).Equal(time.Date(2023, 12, 31, 19, 0, 0, 0, time.UTC)) {
 		t.Errorf("mysql binds %v: the wall clock in db.timezone", got)
 	}
 }
@@ -115,55 +116,55 @@ func TestSourceOffsets(t *testing.T) {
 }
 
 func TestSourceTableLists(t *testing.T) {
-	ids := []TableID{{Schema: "orders", Table: "orders"}, {Schema: `we"ird`, Table: "a,b.c"}, {Table: "plain"},
+	ids := []jdbcdb.TableID{{Schema: "orders", Table: "orders"}, {Schema: `we"ird`, Table: "a,b.c"}, {Table: "plain"},
 		{Catalog: "db", Schema: "s", Table: "t"}}
-	s := srcFormatTables(PostgreSQL, ids)
+	s := srcFormatTables(jdbcdb.PostgreSQL, ids)
 	if s != `"orders"."orders","we""ird"."a,b.c","plain","db"."s"."t"` {
 		t.Fatalf("formatted %s", s)
 	}
-	back, err := srcParseTables(PostgreSQL, s)
+	back, err := srcParseTables(jdbcdb.PostgreSQL, s)
 	if err != nil || !reflect.DeepEqual(back, ids) {
 		t.Fatalf("parsed %v %v", back, err)
 	}
-	back, err = srcParseTables(MySQL, "`shop`.`orders`, plain , `x``y`")
-	if err != nil || !reflect.DeepEqual(back, []TableID{{Catalog: "shop", Table: "orders"}, {Table: "plain"}, {Table: "x`y"}}) {
+	back, err = srcParseTables(jdbcdb.MySQL, "`shop`.`orders`, plain , `x``y`")
+	if err != nil || !reflect.DeepEqual(back, []jdbcdb.TableID{{Catalog: "shop", Table: "orders"}, {Table: "plain"}, {Table: "x`y"}}) {
 		t.Fatalf("mysql parsed %v %v", back, err)
 	}
-	if back, err := srcParseTables(SQLite, ""); err != nil || len(back) != 0 {
+	if back, err := srcParseTables(jdbcdb.SQLite, ""); err != nil || len(back) != 0 {
 		t.Fatalf("empty: %v %v", back, err)
 	}
-	if _, err := srcParseTables(PostgreSQL, `"open`); err == nil {
+	if _, err := srcParseTables(jdbcdb.PostgreSQL, `"open`); err == nil {
 		t.Fatal("an unterminated quote was accepted")
 	}
 
 	// Confluent's whitelist matching: unquoted or quoted FQN, or bare name.
-	id := TableID{Schema: "orders", Table: "orders"}
+	id := jdbcdb.TableID{Schema: "orders", Table: "orders"}
 	for _, e := range []string{"orders.orders", `"orders"."orders"`, "orders"} {
-		if !srcTableMatches(PostgreSQL, e, id) {
+		if !srcTableMatches(jdbcdb.PostgreSQL, e, id) {
 			t.Errorf("%s does not match", e)
 		}
 	}
-	if srcTableMatches(PostgreSQL, "other.orders", id) {
+	if srcTableMatches(jdbcdb.PostgreSQL, "other.orders", id) {
 		t.Error("other.orders matches orders.orders")
 	}
-	tables := []srcTable{{id: TableID{Schema: "a", Table: "x"}}, {id: TableID{Schema: "a", Table: "y"}}, {id: TableID{Schema: "b", Table: "x"}}}
-	sel := func(props map[string]string) []TableID {
+	tables := []srcTable{{id: jdbcdb.TableID{Schema: "a", Table: "x"}}, {id: jdbcdb.TableID{Schema: "a", Table: "y"}}, {id: jdbcdb.TableID{Schema: "b", Table: "x"}}}
+	sel := func(props map[string]string) []jdbcdb.TableID {
 		cfg, err := parseSourceConfig(srcUnitConfig(props))
 		if err != nil {
 			t.Fatal(err)
 		}
-		return srcSelectTables(cfg, PostgreSQL, tables)
+		return srcSelectTables(cfg, jdbcdb.PostgreSQL, tables)
 	}
-	if got := sel(map[string]string{srcTableWhitelist: "a.x, y"}); !reflect.DeepEqual(got, []TableID{tables[0].id, tables[1].id}) {
+	if got := sel(map[string]string{srcTableWhitelist: "a.x, y"}); !reflect.DeepEqual(got, []jdbcdb.TableID{tables[0].id, tables[1].id}) {
 		t.Errorf("whitelist: %v", got)
 	}
-	if got := sel(map[string]string{srcTableBlacklist: "x"}); !reflect.DeepEqual(got, []TableID{tables[1].id}) {
+	if got := sel(map[string]string{srcTableBlacklist: "x"}); !reflect.DeepEqual(got, []jdbcdb.TableID{tables[1].id}) {
 		t.Errorf("blacklist: %v", got)
 	}
-	if got := sel(map[string]string{srcTableIncludeList: `a\..*`, srcTableExcludeList: `a\.y`}); !reflect.DeepEqual(got, []TableID{tables[0].id}) {
+	if got := sel(map[string]string{srcTableIncludeList: `a\..*`, srcTableExcludeList: `a\.y`}); !reflect.DeepEqual(got, []jdbcdb.TableID{tables[0].id}) {
 		t.Errorf("include/exclude: %v", got)
 	}
-	if got := sel(map[string]string{srcTableIncludeList: "x"}); !reflect.DeepEqual(got, []TableID{tables[0].id, tables[2].id}) {
+	if got := sel(map[string]string{srcTableIncludeList: "x"}); !reflect.DeepEqual(got, []jdbcdb.TableID{tables[0].id, tables[2].id}) {
 		t.Errorf("include by bare name: %v", got)
 	}
 }
@@ -340,10 +341,10 @@ func TestSourceAlterOffsets(t *testing.T) {
 }
 
 func TestSourceTaskSplit(t *testing.T) {
-	c := &SourceConnector{d: PostgreSQL, props: map[string]string{"k": "v"}}
+	c := &SourceConnector{d: jdbcdb.PostgreSQL, props: map[string]string{"k": "v"}}
 	c.cfg, _ = parseSourceConfig(srcUnitConfig(nil))
 	for i := range 5 {
-		c.tables = append(c.tables, TableID{Schema: "s", Table: string(rune('a' + i))})
+		c.tables = append(c.tables, jdbcdb.TableID{Schema: "s", Table: string(rune('a' + i))})
 	}
 	tcs, err := c.TaskConfigs(3)
 	if err != nil {
@@ -362,7 +363,7 @@ func TestSourceTaskSplit(t *testing.T) {
 	if tcs, _ := c.TaskConfigs(10); len(tcs) != 5 {
 		t.Fatalf("%d tasks for 5 tables", len(tcs))
 	}
-	c.tables = append(c.tables, TableID{Schema: "t", Table: "a"})
+	c.tables = append(c.tables, jdbcdb.TableID{Schema: "t", Table: "a"})
 	if _, err := c.TaskConfigs(2); err == nil || !strings.Contains(err.Error(), "duplicate unqualified table names") ||
 		!strings.Contains(err.Error(), "[s.a, t.a]") {
 		t.Fatalf("duplicates: %v", err)

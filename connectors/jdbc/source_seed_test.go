@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbcdb"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbctest"
 )
 
 var srcOrdersBase = time.Date(2024, 7, 10, 12, 0, 0, 0, time.UTC)
@@ -21,12 +23,12 @@ func srcOrderTS(id int) time.Time { return srcOrdersBase.Add(time.Duration(id/3)
 func TestSourceSeedFlow(t *testing.T) {
 	for _, mode := range []string{srcModeTimestampIncrementing, srcModeIncrementing} {
 		t.Run(mode, func(t *testing.T) {
-			eachDB(t, func(t *testing.T, db *testDB) { srcSeedFlow(t, db, mode) })
+			jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) { srcSeedFlow(t, db, mode) })
 		})
 	}
 }
 
-func srcSeedFlow(t *testing.T, db *testDB, mode string) {
+func srcSeedFlow(t *testing.T, db *jdbctest.DB, mode string) {
 	srcCreateOrders(t, db)
 	srcInsertOrders(t, db, 1, 1042, srcOrdersBase)
 	cfg := srcBaseConfig(db, map[string]string{
@@ -38,7 +40,7 @@ func srcSeedFlow(t *testing.T, db *testDB, mode string) {
 		cfg[srcTimestampColumn] = "updated_at"
 	}
 	id := srcTableID(db, "orders")
-	wantTable := map[string]string{PostgreSQL.Name: db.Schema + ".orders", MySQL.Name: db.Schema + ".orders", SQLite.Name: "orders"}[db.Dialect.Name]
+	wantTable := map[string]string{jdbcdb.PostgreSQL.Name: db.Schema + ".orders", jdbcdb.MySQL.Name: db.Schema + ".orders", jdbcdb.SQLite.Name: "orders"}[db.Dialect.Name]
 	if id.String() != wantTable {
 		t.Fatalf("table id %s, want %s", id, wantTable)
 	}
@@ -118,7 +120,7 @@ func srcSeedFlow(t *testing.T, db *testDB, mode string) {
 			t.Fatalf("offset after the new row %v, want %v", got, offsetOf(1051))
 		}
 		task.Stop()
-		db.exec(t, "DELETE FROM orders WHERE id = 1051")
+		db.Exec(t, "DELETE FROM orders WHERE id = 1051")
 	}
 
 	// 5. A legacy protocol-0 offset {"table":"orders"} is read when no

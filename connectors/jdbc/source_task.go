@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbcdb"
 )
 
 // srcIdleWait is how long Poll waits for a table to be due before it
@@ -29,7 +30,7 @@ const srcIdleWait = time.Second
 // partition up to the last acknowledged offset, so nothing is skipped).
 type SourceTask struct {
 	cfg      *srcConfig
-	d        *Dialect
+	d        *jdbcdb.Dialect
 	conn     *srcConn
 	queriers []*srcQuerier
 	active   *srcQuerier
@@ -58,8 +59,8 @@ func (t *SourceTask) Version() string { return SourceVersion }
 
 // srcQuerier reads one table (or the query).
 type srcQuerier struct {
-	table     *TableID // nil in query mode
-	name      string   // the table's name or "query", for messages
+	table     *jdbcdb.TableID // nil in query mode
+	name      string          // the table's name or "query", for messages
 	topic     string
 	partition map[string]any
 	mode      string
@@ -107,12 +108,12 @@ func (t *SourceTask) Start(ctx connect.SourceTaskContext, config map[string]stri
 		return fmt.Errorf("Couldn't start JdbcSourceTask due to configuration error: %w", err)
 	}
 	t.cfg = cfg
-	d, _, err := ParseURL(cfg.url, cfg.user, cfg.password)
+	d, _, err := jdbcdb.ParseURL(cfg.url, cfg.user, cfg.password)
 	if err != nil {
 		return err
 	}
 	t.d = d
-	var tables []TableID
+	var tables []jdbcdb.TableID
 	if cfg.query == "" {
 		if tables, err = srcParseTables(d, config[srcTablesConfig]); err != nil {
 			return fmt.Errorf("Invalid configuration: %s: %w", srcTablesConfig, err)
@@ -152,7 +153,7 @@ func (t *SourceTask) Start(ctx connect.SourceTaskContext, config map[string]stri
 	return nil
 }
 
-func (t *SourceTask) newQuerier(table *TableID) *srcQuerier {
+func (t *SourceTask) newQuerier(table *jdbcdb.TableID) *srcQuerier {
 	cfg := t.cfg
 	q := &srcQuerier{table: table, mode: cfg.mode, incCol: cfg.incrementing, incIdx: -1}
 	if cfg.usesTimestamp() {
@@ -206,7 +207,7 @@ type srcColumnProblem struct {
 
 // srcCheckColumns checks the mode's columns against a table's columns.
 // An empty *incCol is replaced by the table's auto-increment column.
-func srcCheckColumns(d *Dialect, cfg *srcConfig, table string, cols []srcColumnInfo, incCol *string) []srcColumnProblem {
+func srcCheckColumns(d *jdbcdb.Dialect, cfg *srcConfig, table string, cols []srcColumnInfo, incCol *string) []srcColumnProblem {
 	var out []srcColumnProblem
 	find := func(name string) *srcColumnInfo {
 		for i := range cols {
@@ -214,7 +215,7 @@ func srcCheckColumns(d *Dialect, cfg *srcConfig, table string, cols []srcColumnI
 				return &cols[i]
 			}
 		}
-		if d != PostgreSQL { // MySQL and SQLite names ignore case
+		if d != jdbcdb.PostgreSQL { // MySQL and SQLite names ignore case
 			for i := range cols {
 				if strings.EqualFold(cols[i].name, name) {
 					return &cols[i]

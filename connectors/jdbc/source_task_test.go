@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbcdb"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbctest"
 )
 
 var srcEventsBase = time.Date(2024, 3, 1, 8, 0, 0, 0, time.UTC)
@@ -19,25 +21,25 @@ func srcEventTS(sec int) string {
 }
 
 // srcCreateEvents makes a table events(id, name, ts NOT NULL, ts2 NULL).
-func srcCreateEvents(t *testing.T, db *testDB) {
+func srcCreateEvents(t *testing.T, db *jdbctest.DB) {
 	t.Helper()
 	switch db.Dialect {
-	case PostgreSQL:
-		db.exec(t, "CREATE TABLE events (id INT PRIMARY KEY, name TEXT NOT NULL, ts TIMESTAMP(3) NOT NULL, ts2 TIMESTAMP(3))")
-	case MySQL:
-		db.exec(t, "CREATE TABLE events (id INT PRIMARY KEY, name TEXT NOT NULL, ts DATETIME(3) NOT NULL, ts2 DATETIME(3))")
+	case jdbcdb.PostgreSQL:
+		db.Exec(t, "CREATE TABLE events (id INT PRIMARY KEY, name TEXT NOT NULL, ts TIMESTAMP(3) NOT NULL, ts2 TIMESTAMP(3))")
+	case jdbcdb.MySQL:
+		db.Exec(t, "CREATE TABLE events (id INT PRIMARY KEY, name TEXT NOT NULL, ts DATETIME(3) NOT NULL, ts2 DATETIME(3))")
 	default:
-		db.exec(t, "CREATE TABLE events (id INTEGER PRIMARY KEY, name TEXT NOT NULL, ts TIMESTAMP NOT NULL, ts2 TIMESTAMP)")
+		db.Exec(t, "CREATE TABLE events (id INTEGER PRIMARY KEY, name TEXT NOT NULL, ts TIMESTAMP NOT NULL, ts2 TIMESTAMP)")
 	}
 }
 
-func srcInsertEvent(t *testing.T, db *testDB, id int, ts int, ts2 *int) {
+func srcInsertEvent(t *testing.T, db *jdbctest.DB, id int, ts int, ts2 *int) {
 	t.Helper()
 	v2 := "NULL"
 	if ts2 != nil {
 		v2 = "'" + srcEventTS(*ts2) + "'"
 	}
-	db.exec(t, fmt.Sprintf("INSERT INTO events (id, name, ts, ts2) VALUES (%d, 'event-%d', '%s', %s)", id, id, srcEventTS(ts), v2))
+	db.Exec(t, fmt.Sprintf("INSERT INTO events (id, name, ts, ts2) VALUES (%d, 'event-%d', '%s', %s)", id, id, srcEventTS(ts), v2))
 }
 
 func srcTSOffset(sec int) map[string]any {
@@ -48,7 +50,7 @@ func srcTSOffset(sec int) map[string]any {
 // Timestamp mode sees new and updated rows; its offsets have no
 // incrementing value; several timestamp columns are coalesced.
 func TestSourceTimestampMode(t *testing.T) {
-	eachDB(t, func(t *testing.T, db *testDB) {
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
 		srcCreateEvents(t, db)
 		for i := 1; i <= 5; i++ {
 			srcInsertEvent(t, db, i, i*10, nil)
@@ -64,7 +66,7 @@ func TestSourceTimestampMode(t *testing.T) {
 			t.Fatalf("offset %v, want %v", got, srcTSOffset(50))
 		}
 		// An update moves a row's timestamp: it comes again.
-		db.exec(t, "UPDATE events SET ts = '"+srcEventTS(60)+"' WHERE id = 2")
+		db.Exec(t, "UPDATE events SET ts = '"+srcEventTS(60)+"' WHERE id = 2")
 		srcInsertEvent(t, db, 6, 70, nil)
 		if got := srcIDs(t, srcPollN(t, task, ctx, 2)); !slices.Equal(got, []int64{2, 6}) {
 			t.Fatalf("after an update and an insert: ids %v", got)
@@ -73,7 +75,7 @@ func TestSourceTimestampMode(t *testing.T) {
 
 		// COALESCE(ts2, ts): row 3's ts2 is the latest.
 		three := 100
-		db.exec(t, "UPDATE events SET ts2 = '"+srcEventTS(three)+"' WHERE id = 3")
+		db.Exec(t, "UPDATE events SET ts2 = '"+srcEventTS(three)+"' WHERE id = 3")
 		cfg[srcTimestampColumn] = "ts2,ts"
 		ctx = &srcTestContext{}
 		ctx.set(srcTablePartition(srcTableID(db, "events")), srcTSOffset(70))
@@ -92,7 +94,7 @@ func TestSourceTimestampMode(t *testing.T) {
 // (timestamp, id); timestamp mode re-reads a run of equal timestamps cut
 // by a restart rather than losing part of it.
 func TestSourceTimestampTies(t *testing.T) {
-	eachDB(t, func(t *testing.T, db *testDB) {
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
 		srcCreateEvents(t, db)
 		for i := 1; i <= 5; i++ { // 1,2,3 share a timestamp; so do 4,5
 			srcInsertEvent(t, db, i, 10+10*(i/4), nil)
@@ -142,7 +144,7 @@ func TestSourceTimestampTies(t *testing.T) {
 // Bulk mode reads the whole table at every poll interval, with the
 // unqualified table name as partition and no offset.
 func TestSourceBulkMode(t *testing.T) {
-	eachDB(t, func(t *testing.T, db *testDB) {
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
 		srcCreateEvents(t, db)
 		for i := 1; i <= 3; i++ {
 			srcInsertEvent(t, db, i, i, nil)
@@ -175,7 +177,7 @@ func TestSourceBulkMode(t *testing.T) {
 // Query mode: one partition {"query":"query"}, the topic is the prefix,
 // the struct is unnamed, criteria are appended to the query.
 func TestSourceQueryMode(t *testing.T) {
-	eachDB(t, func(t *testing.T, db *testDB) {
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
 		srcCreateEvents(t, db)
 		for i := 1; i <= 4; i++ {
 			srcInsertEvent(t, db, i, i, nil)
@@ -217,17 +219,17 @@ func TestSourceQueryMode(t *testing.T) {
 
 // timestamp.initial and timestamp.delay.interval.ms bound what is read.
 func TestSourceTimestampInitialAndDelay(t *testing.T) {
-	eachDB(t, func(t *testing.T, db *testDB) {
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
 		srcCreateEvents(t, db)
 		for i := 1; i <= 4; i++ {
 			srcInsertEvent(t, db, i, i*10, nil)
 		}
 		now := map[string]string{
-			PostgreSQL.Name: "(now() AT TIME ZONE 'UTC')",
-			MySQL.Name:      "UTC_TIMESTAMP(3)",
-			SQLite.Name:     "strftime('%Y-%m-%d %H:%M:%f', 'now')",
+			jdbcdb.PostgreSQL.Name: "(now() AT TIME ZONE 'UTC')",
+			jdbcdb.MySQL.Name:      "UTC_TIMESTAMP(3)",
+			jdbcdb.SQLite.Name:     "strftime('%Y-%m-%d %H:%M:%f', 'now')",
 		}[db.Dialect.Name]
-		db.exec(t, "INSERT INTO events (id, name, ts) VALUES (5, 'recent', "+now+")")
+		db.Exec(t, "INSERT INTO events (id, name, ts) VALUES (5, 'recent', "+now+")")
 		initial := srcEventsBase.Add(25 * time.Second).UnixMilli()
 		cfg := srcBaseConfig(db, map[string]string{srcMode: "timestamp+incrementing", srcTimestampColumn: "ts",
 			srcIncrementingColumn: "id", srcTableWhitelist: "events", srcTimestampInitial: fmt.Sprint(initial),
@@ -246,7 +248,7 @@ func TestSourceTimestampInitialAndDelay(t *testing.T) {
 		ctx = &srcTestContext{}
 		task = srcStartTask(t, cfg, ctx)
 		srcPollNone(t, task)
-		db.exec(t, "INSERT INTO events (id, name, ts) VALUES (6, 'new', "+now+")")
+		db.Exec(t, "INSERT INTO events (id, name, ts) VALUES (6, 'new', "+now+")")
 		if got := srcIDs(t, srcPollN(t, task, ctx, 1)); !slices.Equal(got, []int64{6}) {
 			t.Fatalf("ids %v, want 6", got)
 		}
@@ -257,10 +259,10 @@ func TestSourceTimestampInitialAndDelay(t *testing.T) {
 // naming the table and the column; without the check a NULL met while
 // reading fails the task, and no row is skipped.
 func TestSourceNullIncrementing(t *testing.T) {
-	eachDB(t, func(t *testing.T, db *testDB) {
-		typ := map[string]string{PostgreSQL.Name: "TIMESTAMP(3)", MySQL.Name: "DATETIME(3)", SQLite.Name: "TIMESTAMP"}[db.Dialect.Name]
-		db.exec(t, "CREATE TABLE nullable_ids (id BIGINT, ts "+typ+" NOT NULL)")
-		db.exec(t, "INSERT INTO nullable_ids VALUES (1, '"+srcEventTS(1)+"'), (NULL, '"+srcEventTS(2)+"'), (3, '"+srcEventTS(3)+"')")
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
+		typ := map[string]string{jdbcdb.PostgreSQL.Name: "TIMESTAMP(3)", jdbcdb.MySQL.Name: "DATETIME(3)", jdbcdb.SQLite.Name: "TIMESTAMP"}[db.Dialect.Name]
+		db.Exec(t, "CREATE TABLE nullable_ids (id BIGINT, ts "+typ+" NOT NULL)")
+		db.Exec(t, "INSERT INTO nullable_ids VALUES (1, '"+srcEventTS(1)+"'), (NULL, '"+srcEventTS(2)+"'), (3, '"+srcEventTS(3)+"')")
 		table := srcTableID(db, "nullable_ids").String()
 		cfg := srcBaseConfig(db, map[string]string{srcMode: "timestamp+incrementing", srcTimestampColumn: "ts",
 			srcIncrementingColumn: "id", srcTableWhitelist: "nullable_ids"})
@@ -292,9 +294,9 @@ func TestSourceNullIncrementing(t *testing.T) {
 // offset against a text column): that error is logged and the query run
 // again, as Confluent's is.
 func TestSourceTextIncrementing(t *testing.T) {
-	eachDB(t, func(t *testing.T, db *testDB) {
-		db.exec(t, "CREATE TABLE text_ids (id VARCHAR(10) NOT NULL, note TEXT)")
-		db.exec(t, "INSERT INTO text_ids VALUES ('1', 'a'), ('2', 'b')")
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
+		db.Exec(t, "CREATE TABLE text_ids (id VARCHAR(10) NOT NULL, note TEXT)")
+		db.Exec(t, "INSERT INTO text_ids VALUES ('1', 'a'), ('2', 'b')")
 		table := srcTableID(db, "text_ids").String()
 		cfg := srcBaseConfig(db, map[string]string{srcMode: "incrementing", srcIncrementingColumn: "id",
 			srcTableWhitelist: "text_ids", srcPollInterval: "10"})
@@ -304,7 +306,7 @@ func TestSourceTextIncrementing(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer task.Stop()
-		if db.Dialect != PostgreSQL {
+		if db.Dialect != jdbcdb.PostgreSQL {
 			srcPollUntilError(t, task, "Invalid type for incrementing column id of "+table+": STRING")
 			return
 		}
@@ -319,7 +321,7 @@ func TestSourceTextIncrementing(t *testing.T) {
 // Poll waits about idleWait when nothing is due, without spinning, and
 // returns at once when its context is done.
 func TestSourcePollWaitsAndStops(t *testing.T) {
-	db := sqliteDB(t)
+	db := jdbctest.SQLite(t)
 	srcCreateEvents(t, db)
 	srcInsertEvent(t, db, 1, 1, nil)
 	cfg := srcBaseConfig(db, map[string]string{srcMode: "incrementing", srcIncrementingColumn: "id",
@@ -352,13 +354,13 @@ func TestSourcePollWaitsAndStops(t *testing.T) {
 // A task spreads its tables over polls and gives each its own topic,
 // partition and offset.
 func TestSourceSeveralTables(t *testing.T) {
-	eachDB(t, func(t *testing.T, db *testDB) {
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
 		for _, name := range []string{"alpha", "beta"} {
-			db.exec(t, "CREATE TABLE "+name+" (id INT NOT NULL PRIMARY KEY, v VARCHAR(10))")
-			db.exec(t, "INSERT INTO "+name+" VALUES (1, 'a'), (2, 'b')")
+			db.Exec(t, "CREATE TABLE "+name+" (id INT NOT NULL PRIMARY KEY, v VARCHAR(10))")
+			db.Exec(t, "INSERT INTO "+name+" VALUES (1, 'a'), (2, 'b')")
 		}
 		cfg := srcBaseConfig(db, map[string]string{srcMode: "incrementing", srcIncrementingColumn: "id"})
-		if db.Dialect == SQLite {
+		if db.Dialect == jdbcdb.SQLite {
 			cfg[srcTableWhitelist] = "alpha,beta"
 		}
 		ctx := &srcTestContext{}
@@ -383,21 +385,21 @@ func TestSourceSeveralTables(t *testing.T) {
 // A failing query (here: its table dropped) is logged and run again at the
 // next poll interval, on a new connection, from the position reached.
 func TestSourceQueryErrorsAreRetried(t *testing.T) {
-	eachDB(t, func(t *testing.T, db *testDB) {
-		db.exec(t, "CREATE TABLE flaky (id INT NOT NULL PRIMARY KEY)")
-		db.exec(t, "INSERT INTO flaky VALUES (1)")
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
+		db.Exec(t, "CREATE TABLE flaky (id INT NOT NULL PRIMARY KEY)")
+		db.Exec(t, "INSERT INTO flaky VALUES (1)")
 		cfg := srcBaseConfig(db, map[string]string{srcMode: "incrementing", srcIncrementingColumn: "id", srcTableWhitelist: "flaky"})
 		ctx := &srcTestContext{}
 		task := srcStartTask(t, cfg, ctx)
 		srcPollN(t, task, ctx, 1)
-		db.exec(t, "DROP TABLE flaky")
+		db.Exec(t, "DROP TABLE flaky")
 		for range 3 {
 			if recs, err := task.Poll(context.Background()); err != nil || len(recs) > 0 {
 				t.Fatalf("Poll without the table: %v, %v", recs, err)
 			}
 		}
-		db.exec(t, "CREATE TABLE flaky (id INT NOT NULL PRIMARY KEY)")
-		db.exec(t, "INSERT INTO flaky VALUES (1), (2)")
+		db.Exec(t, "CREATE TABLE flaky (id INT NOT NULL PRIMARY KEY)")
+		db.Exec(t, "INSERT INTO flaky VALUES (1), (2)")
 		if got := srcIDs(t, srcPollN(t, task, ctx, 1)); !slices.Equal(got, []int64{2}) {
 			t.Fatalf("after the table came back: ids %v", got)
 		}
@@ -409,15 +411,15 @@ func TestSourceQueryErrorsAreRetried(t *testing.T) {
 // statement prepared before the table changed: "cached plan must not
 // change result type").
 func TestSourceTableGainsColumn(t *testing.T) {
-	eachDB(t, func(t *testing.T, db *testDB) {
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
 		srcCreateOrders(t, db)
 		srcInsertOrders(t, db, 1, 3, srcEventsBase)
 		cfg := srcBaseConfig(db, map[string]string{srcMode: "incrementing", srcIncrementingColumn: "id"})
 		ctx := &srcTestContext{}
 		task := srcStartTask(t, cfg, ctx)
 		srcPollN(t, task, ctx, 3)
-		db.exec(t, "ALTER TABLE orders ADD COLUMN note VARCHAR(20)")
-		db.exec(t, "INSERT INTO orders (id, customer, amount, updated_at, note) VALUES (4, 'c', 1.00, '2024-03-02 00:00:00', 'hello')")
+		db.Exec(t, "ALTER TABLE orders ADD COLUMN note VARCHAR(20)")
+		db.Exec(t, "INSERT INTO orders (id, customer, amount, updated_at, note) VALUES (4, 'c', 1.00, '2024-03-02 00:00:00', 'hello')")
 		task.idleWait = time.Minute // one Poll: the table is due within it
 		recs, err := task.Poll(context.Background())
 		if err != nil || len(recs) != 1 {
@@ -436,10 +438,10 @@ func TestSourceTableGainsColumn(t *testing.T) {
 // timestamp mode the row read ahead of a batch survives that batch's
 // release.
 func TestSourceReusesReleasedBatches(t *testing.T) {
-	eachDB(t, func(t *testing.T, db *testDB) {
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
 		srcCreateOrders(t, db)
 		srcInsertOrders(t, db, 1, 10, srcEventsBase)
-		db.exec(t, "UPDATE orders SET amount = NULL WHERE id % 3 = 0")
+		db.Exec(t, "UPDATE orders SET amount = NULL WHERE id % 3 = 0")
 		for _, mode := range []string{srcModeIncrementing, srcModeTimestamp, srcModeBulk} {
 			cfg := srcBaseConfig(db, map[string]string{srcMode: mode, srcIncrementingColumn: "id", srcTimestampColumn: "updated_at",
 				srcTableWhitelist: "orders", srcBatchMaxRows: "3"})
@@ -494,7 +496,7 @@ func TestSourceReusesReleasedBatches(t *testing.T) {
 // may still be read: no later batch fills it, its struct, or the rest of
 // its batch again, while batches handed back whole are still reused.
 func TestSourceKeepsRecordsNotHandedBack(t *testing.T) {
-	eachDB(t, func(t *testing.T, db *testDB) {
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
 		srcCreateOrders(t, db)
 		srcInsertOrders(t, db, 1, 12, srcEventsBase)
 		task := srcStartTask(t, srcBaseConfig(db, map[string]string{srcMode: srcModeIncrementing,
@@ -548,9 +550,9 @@ func TestSourceKeepsRecordsNotHandedBack(t *testing.T) {
 // An incrementing column may be a DECIMAL of scale 0, as Confluent's
 // allows; one with a fractional part stops the task.
 func TestSourceDecimalIncrementing(t *testing.T) {
-	eachDB(t, func(t *testing.T, db *testDB) {
-		db.exec(t, "CREATE TABLE dec_ids (id NUMERIC(12,0) NOT NULL PRIMARY KEY, v VARCHAR(10))")
-		db.exec(t, "INSERT INTO dec_ids VALUES (1, 'a'), (2, 'b'), (30000000001, 'c')")
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
+		db.Exec(t, "CREATE TABLE dec_ids (id NUMERIC(12,0) NOT NULL PRIMARY KEY, v VARCHAR(10))")
+		db.Exec(t, "INSERT INTO dec_ids VALUES (1, 'a'), (2, 'b'), (30000000001, 'c')")
 		ctx := &srcTestContext{}
 		task := srcStartTask(t, srcBaseConfig(db, map[string]string{srcMode: "incrementing",
 			srcIncrementingColumn: "id", srcTableWhitelist: "dec_ids"}), ctx)
@@ -563,8 +565,8 @@ func TestSourceDecimalIncrementing(t *testing.T) {
 			t.Fatalf("id = %#v", last.Value.(*connect.Struct).Get("id"))
 		}
 
-		db.exec(t, "CREATE TABLE frac_ids (id NUMERIC(12,2) NOT NULL PRIMARY KEY)")
-		db.exec(t, "INSERT INTO frac_ids VALUES (1.50)")
+		db.Exec(t, "CREATE TABLE frac_ids (id NUMERIC(12,2) NOT NULL PRIMARY KEY)")
+		db.Exec(t, "INSERT INTO frac_ids VALUES (1.50)")
 		table := srcTableID(db, "frac_ids").String()
 		frac := srcStartTask(t, srcBaseConfig(db, map[string]string{srcMode: "incrementing",
 			srcIncrementingColumn: "id", srcTableWhitelist: "frac_ids"}), &srcTestContext{})

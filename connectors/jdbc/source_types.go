@@ -22,6 +22,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbcdb"
 )
 
 // srcKind is the Connect value a result column is turned into.
@@ -742,7 +743,7 @@ var srcDeclParams = regexp.MustCompile(`\(\s*(-?\d+)\s*(?:,\s*(-?\d+)\s*)?\)`)
 // drivers report them and Confluent's generic dialect maps them. nullable
 // is nil when unknown (the field is then optional, as Confluent treats
 // an unknown nullability).
-func srcSQLField(d *Dialect, ct *sql.ColumnType, nullable *bool, mapping string) (srcField, bool) {
+func srcSQLField(d *jdbcdb.Dialect, ct *sql.ColumnType, nullable *bool, mapping string) (srcField, bool) {
 	optional := nullable == nil || *nullable
 	typ := strings.ToUpper(ct.DatabaseTypeName())
 	f := srcField{name: ct.Name(), dbType: typ}
@@ -751,7 +752,7 @@ func srcSQLField(d *Dialect, ct *sql.ColumnType, nullable *bool, mapping string)
 		f.schema = srcPrimitive(k, optional)
 		return f, true
 	}
-	if d == SQLite {
+	if d == jdbcdb.SQLite {
 		return srcSQLiteField(f, typ, optional, mapping)
 	}
 	switch typ {
@@ -844,8 +845,8 @@ func srcSQLiteField(f srcField, typ string, optional bool, mapping string) (srcF
 }
 
 // srcSQLDest returns what to scan a database/sql column of f into.
-func srcSQLDest(d *Dialect, f *srcField) any {
-	if d == SQLite {
+func srcSQLDest(d *jdbcdb.Dialect, f *srcField) any {
+	if d == jdbcdb.SQLite {
 		return new(any)
 	}
 	switch f.kind {
@@ -1177,7 +1178,7 @@ func (r *srcPGResult) err() error {
 func (r *srcPGResult) close() { r.rows.Close() }
 
 type srcSQLResult struct {
-	d     *Dialect
+	d     *jdbcdb.Dialect
 	rows  *sql.Rows
 	dests []any
 	m     *srcMapping

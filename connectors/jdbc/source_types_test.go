@@ -12,6 +12,8 @@ import (
 	"unsafe"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbcdb"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbctest"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
@@ -140,13 +142,13 @@ var srcTypesGoldens = map[string][]srcTypesCase{
 // The SQL types → Connect schema mapping (spec §1.7), per dialect, with
 // the values read back.
 func TestSourceTypeMapping(t *testing.T) {
-	eachDB(t, func(t *testing.T, db *testDB) {
-		name := map[string]string{PostgreSQL.Name: "postgres", MySQL.Name: "mariadb", SQLite.Name: "sqlite"}[db.Dialect.Name]
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
+		name := map[string]string{jdbcdb.PostgreSQL.Name: "postgres", jdbcdb.MySQL.Name: "mariadb", jdbcdb.SQLite.Name: "sqlite"}[db.Dialect.Name]
 		for i, c := range srcTypesGoldens[name] {
-			db.exec(t, "DROP TABLE IF EXISTS types")
-			db.exec(t, c.ddl)
+			db.Exec(t, "DROP TABLE IF EXISTS types")
+			db.Exec(t, c.ddl)
 			for _, ins := range c.insert {
-				db.exec(t, ins)
+				db.Exec(t, ins)
 			}
 			cfg := srcBaseConfig(db, map[string]string{srcMode: "bulk", srcTableWhitelist: "types"})
 			for k, v := range c.config {
@@ -202,9 +204,9 @@ func TestSourceTypeMapping(t *testing.T) {
 // A NUMERIC without declared scale is mapped as Confluent does (scale 0),
 // but a value with a fraction fails the task instead of being rounded.
 func TestSourceUnconstrainedNumericRefusesRounding(t *testing.T) {
-	db := postgresDB(t)
-	db.exec(t, "CREATE TABLE money (id INT PRIMARY KEY, amount NUMERIC)")
-	db.exec(t, "INSERT INTO money VALUES (1, 12.5)")
+	db := jdbctest.Postgres(t)
+	db.Exec(t, "CREATE TABLE money (id INT PRIMARY KEY, amount NUMERIC)")
+	db.Exec(t, "INSERT INTO money VALUES (1, 12.5)")
 	cfg := srcBaseConfig(db, map[string]string{srcMode: "incrementing", srcIncrementingColumn: "id", srcTableWhitelist: "money"})
 	task := srcStartTask(t, cfg, &srcTestContext{})
 	for range 100 {
@@ -251,18 +253,18 @@ func TestSourceRescale(t *testing.T) {
 // A value that has no Connect form fails the task with a message naming
 // the table and the column, rather than being retried forever or skipped.
 func TestSourceValueErrorsFailTheTask(t *testing.T) {
-	eachDB(t, func(t *testing.T, db *testDB) {
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
 		var ddl, insert, column string
 		switch db.Dialect {
-		case PostgreSQL:
+		case jdbcdb.PostgreSQL:
 			ddl, insert, column = "CREATE TABLE bad (id INT PRIMARY KEY, at TIMESTAMP)", "INSERT INTO bad VALUES (1, 'infinity')", "at"
-		case MySQL:
+		case jdbcdb.MySQL:
 			ddl, insert, column = "CREATE TABLE bad (id INT PRIMARY KEY, big BIGINT UNSIGNED)", "INSERT INTO bad VALUES (1, 18446744073709551615)", "big"
 		default:
 			ddl, insert, column = "CREATE TABLE bad (id INTEGER PRIMARY KEY, d DATE)", "INSERT INTO bad VALUES (1, 'not a date')", "d"
 		}
-		db.exec(t, ddl)
-		db.exec(t, insert)
+		db.Exec(t, ddl)
+		db.Exec(t, insert)
 		cfg := srcBaseConfig(db, map[string]string{srcMode: "incrementing", srcIncrementingColumn: "id", srcTableWhitelist: "bad"})
 		task := srcStartTask(t, cfg, &srcTestContext{})
 		for range 100 {

@@ -1,4 +1,4 @@
-package jdbc
+package jdbcdb
 
 import "testing"
 
@@ -34,9 +34,9 @@ func TestParseURL(t *testing.T) {
 
 // A driver's message loses the URL's passwords, escaped or not.
 func TestHideSecrets(t *testing.T) {
-	msg := hideSecrets("connecting to postgres://bob:p@ss w/ p@ss failed", "jdbc:postgresql://bob:p%40ss@h/d", "")
+	msg := HideSecrets("connecting to postgres://bob:p@ss w/ p@ss failed", "jdbc:postgresql://bob:p%40ss@h/d", "")
 	if msg != "connecting to postgres://bob:[hidden] w/ [hidden] failed" {
-		t.Errorf("hideSecrets = %s", msg)
+		t.Errorf("HideSecrets = %s", msg)
 	}
 }
 

@@ -1,4 +1,4 @@
-package jdbc
+package jdbcdb
 
 import (
 	"context"
@@ -32,6 +32,9 @@ var (
 	MySQL      = &Dialect{Name: "MySqlDatabaseDialect", Driver: "mysql", quote: "`"}
 	SQLite     = &Dialect{Name: "SqliteDatabaseDialect", Driver: "sqlite", quote: `"`}
 )
+
+// QuoteChar is the character that quotes identifiers.
+func (d *Dialect) QuoteChar() byte { return d.quote[0] }
 
 // Quote quotes an identifier, doubling the quote character inside it.
 func (d *Dialect) Quote(ident string) string {
@@ -172,10 +175,10 @@ func mysqlDSN(rest, user, password string) (string, error) {
 	return cfg.FormatDSN(), nil
 }
 
-// hideSecrets hides in a message, a driver's error say, the JDBC URL's
+// HideSecrets hides in a message, a driver's error say, the JDBC URL's
 // passwords, escaped as written and unescaped as a driver may repeat
 // them, and the password given apart (connection.password).
-func hideSecrets(msg, jdbcURL, password string) string {
+func HideSecrets(msg, jdbcURL, password string) string {
 	msg = strings.ReplaceAll(msg, jdbcURL, connect.RedactURL(jdbcURL))
 	secrets := []string{password}
 	for _, v := range connect.URLSecrets(jdbcURL) {
@@ -212,7 +215,7 @@ func Open(ctx context.Context, jdbcURL, user, password string) (*sql.DB, *Dialec
 	defer cancel()
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, nil, fmt.Errorf("Cannot connect to %s: %s", connect.RedactURL(jdbcURL), hideSecrets(err.Error(), jdbcURL, password))
+		return nil, nil, fmt.Errorf("Cannot connect to %s: %s", connect.RedactURL(jdbcURL), HideSecrets(err.Error(), jdbcURL, password))
 	}
 	return db, d, nil
 }

@@ -1,4 +1,4 @@
-package jdbc
+package jdbcdb
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// handOver keeps a few released connections for a few seconds, by the URL
+// HandOver keeps a few released connections for a few seconds, by the URL
 // and credentials they were opened with. Creating a connector validates
 // its config, starts it and starts its tasks, each needing a connection
 // within milliseconds of the previous one; a PostgreSQL connection takes
@@ -18,7 +18,7 @@ import (
 // config, a resume, a rebalance) goes the same way. It is a hand-over, not
 // a pool: few, short-lived, so that idle connections never crowd the
 // database's max_connections.
-type handOver[T any] struct {
+type HandOver[T any] struct {
 	ttl   time.Duration
 	max   int
 	close func(T)
@@ -36,13 +36,18 @@ type handedOver[T any] struct {
 // handOverTTL is how long a released connection waits for its next user.
 const handOverTTL = 10 * time.Second
 
-// connKey keeps connections opened with other credentials apart.
-func connKey(url, user, password string) string {
+// NewHandOver keeps at most max connections, closing each with close.
+func NewHandOver[T any](max int, close func(T)) *HandOver[T] {
+	return &HandOver[T]{ttl: handOverTTL, max: max, close: close}
+}
+
+// ConnKey keeps connections opened with other credentials apart.
+func ConnKey(url, user, password string) string {
 	return url + "\x00" + user + "\x00" + password
 }
 
-// take removes the most recently released connection of key, if any.
-func (p *handOver[T]) take(key string) (T, bool) {
+// Take removes the most recently released connection of key, if any.
+func (p *HandOver[T]) Take(key string) (T, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for i := len(p.idle) - 1; i >= 0; i-- {
@@ -56,8 +61,8 @@ func (p *handOver[T]) take(key string) (T, bool) {
 	return zero, false
 }
 
-// put keeps v for ttl, closing the oldest connection beyond max.
-func (p *handOver[T]) put(key string, v T) {
+// Put keeps v for ttl, closing the oldest connection beyond max.
+func (p *HandOver[T]) Put(key string, v T) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	e := &handedOver[T]{key: key, v: v}
@@ -80,15 +85,29 @@ func (p *handOver[T]) put(key string, v T) {
 	}
 }
 
-// pgReadyToHandOn readies a PostgreSQL connection for its next user, and
+// PGReadyToHandOn readies a PostgreSQL connection for its next user, and
 // reports whether it is fit for one: open, out of any transaction, and
 // rid of the statements it prepared, since the next user may come after
 // the tables changed.
-func pgReadyToHandOn(c *pgx.Conn) bool {
+func PGReadyToHandOn(c *pgx.Conn) bool {
 	if c.IsClosed() || c.PgConn().IsBusy() || c.PgConn().TxStatus() != 'I' {
 		return false
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return c.DeallocateAll(ctx) == nil
+}
+
+// Held is what p keeps of key, oldest first: the tests of the connectors
+// check by it which connections wait for their next user.
+func (p *HandOver[T]) Held(key string) []T {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var held []T
+	for _, e := range p.idle {
+		if e.key == key {
+			held = append(held, e.v)
+		}
+	}
+	return held
 }
