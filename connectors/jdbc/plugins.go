@@ -1,6 +1,9 @@
 package jdbc
 
-import "github.com/connectd/connectd/connect"
+import (
+	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/connectors/jdbc/sink"
+)
 
 // Plugins returns the JDBC source and sink, for a worker's plugin set.
 func Plugins() []connect.Plugin {
@@ -10,9 +13,9 @@ func Plugins() []connect.Plugin {
 		Version: SourceVersion,
 		New:     func() any { return &SourceConnector{} },
 	}, {
-		Class:   SinkConnectorClass,
+		Class:   sink.ConnectorClass,
 		Type:    connect.PluginSink,
-		Version: SinkVersion,
-		New:     func() any { return &SinkConnector{} },
+		Version: sink.Version,
+		New:     func() any { return &sink.Connector{} },
 	}}
 }

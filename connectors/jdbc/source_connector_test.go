@@ -203,20 +203,10 @@ func srcWaitFor(t *testing.T, cond func() bool) {
 	}
 }
 
-// heldPIDs are the backend PIDs, as pid reads them, of the connections p
-// holds for db.
-func heldPIDs[T any](p *jdbcdb.HandOver[T], db *jdbctest.DB, pid func(T) uint32) []uint32 {
-	var pids []uint32
-	for _, v := range p.Held(jdbcdb.ConnKey(db.URL, db.User, db.Password)) {
-		pids = append(pids, pid(v))
-	}
-	return pids
-}
-
 // srcIdlePIDs are the backend PIDs of the PostgreSQL connections srcIdle
 // holds for db.
 func srcIdlePIDs(db *jdbctest.DB) []uint32 {
-	return heldPIDs(srcIdle, db, func(c *srcConn) uint32 { return c.pg.PgConn().PID() })
+	return jdbctest.HeldPIDs(srcIdle, db, func(c *srcConn) uint32 { return c.pg.PgConn().PID() })
 }
 
 // Validating a config, starting the connector and starting its task use

@@ -576,5 +576,5 @@ func srcIsDataError(err error) bool {
 	return errors.As(err, &ve)
 }
 
-// srcIdle hands released source connections over (handover.go).
+// srcIdle hands released source connections over (jdbcdb.HandOver).
 var srcIdle = jdbcdb.NewHandOver(4, (*srcConn).close)

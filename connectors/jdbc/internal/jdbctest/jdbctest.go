@@ -136,3 +136,13 @@ func (db *DB) Exec(t *testing.T, query string, args ...any) {
 		t.Fatalf("%s: %v", strings.SplitN(query, "\n", 2)[0], err)
 	}
 }
+
+// HeldPIDs are the backend PIDs, as pid reads them, of the connections p
+// holds for db.
+func HeldPIDs[T any](p *jdbcdb.HandOver[T], db *DB, pid func(T) uint32) []uint32 {
+	var pids []uint32
+	for _, v := range p.Held(jdbcdb.ConnKey(db.URL, db.User, db.Password)) {
+		pids = append(pids, pid(v))
+	}
+	return pids
+}

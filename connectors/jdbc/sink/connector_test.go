@@ -1,4 +1,4 @@
-package jdbc
+package sink
 
 import (
 	"context"
@@ -12,27 +12,8 @@ import (
 	"github.com/connectd/connectd/connectors/jdbc/internal/jdbctest"
 )
 
-func TestSinkPluginRegistered(t *testing.T) {
-	plugins, err := connect.NewPluginSet(Plugins()...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{SinkConnectorClass, "JdbcSinkConnector", "JdbcSink"} {
-		p, err := plugins.Lookup(name)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if p.Class != SinkConnectorClass || p.Type != connect.PluginSink || p.Version != SinkVersion {
-			t.Errorf("%s: %+v", name, p)
-		}
-		if _, ok := p.New().(connect.SinkConnector); !ok {
-			t.Errorf("%s: New gives %T", name, p.New())
-		}
-	}
-}
-
 func TestSinkConfigDefaults(t *testing.T) {
-	def := SinkConfigDef()
+	def := ConfigDef()
 	want := map[string]string{
 		"connection.attempts": "3", "connection.backoff.ms": "10000", "insert.mode": "insert", "batch.size": "3000",
 		"delete.enabled": "false", "table.name.format": "${topic}", "pk.mode": "none", "pk.fields": "",
@@ -61,7 +42,7 @@ func TestSinkConfigDefaults(t *testing.T) {
 }
 
 func TestSinkConnectorTaskConfigs(t *testing.T) {
-	c := &SinkConnector{}
+	c := &Connector{}
 	props := map[string]string{"name": "s", "connection.url": "jdbc:sqlite:/tmp/x.db", "topics": "a,b", "insert.mode": "upsert", "pk.mode": "kafka"}
 	if err := c.Start(nil, props); err != nil {
 		t.Fatal(err)
@@ -79,7 +60,7 @@ func TestSinkConnectorTaskConfigs(t *testing.T) {
 	if _, ok := cfgs[1]["x"]; ok {
 		t.Error("task configs share a map")
 	}
-	if c.TaskClass() != SinkTaskClass || c.Version() != SinkVersion {
+	if c.TaskClass() != TaskClass || c.Version() != Version {
 		t.Error("TaskClass or Version")
 	}
 	off := int64(0)
@@ -113,22 +94,22 @@ func TestSinkConnectorStartErrors(t *testing.T) {
 		for i := 0; i < len(c.kv); i += 2 {
 			props[c.kv[i]] = c.kv[i+1]
 		}
-		err := (&SinkConnector{}).Start(nil, props)
+		err := (&Connector{}).Start(nil, props)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: err = %v, want %q", c.kv, err, c.want)
 		}
-		if err := (&SinkTask{}).Start(nil, props); err == nil || !strings.Contains(err.Error(), c.want) {
+		if err := (&Task{}).Start(nil, props); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("task %v: err = %v, want %q", c.kv, err, c.want)
 		}
 	}
-	if err := (&SinkConnector{}).Start(nil, map[string]string{}); err == nil || !strings.Contains(err.Error(), `"connection.url"`) {
+	if err := (&Connector{}).Start(nil, map[string]string{}); err == nil || !strings.Contains(err.Error(), `"connection.url"`) {
 		t.Errorf("no url: %v", err)
 	}
 }
 
 func TestSinkConnectorValidate(t *testing.T) {
 	db := jdbctest.SQLite(t)
-	c := &SinkConnector{}
+	c := &Connector{}
 	if errs := c.Validate(sinkProps(db)); len(errs) != 0 {
 		t.Errorf("valid config: %v", errs)
 	}
@@ -157,7 +138,7 @@ func TestSinkConnectorValidate(t *testing.T) {
 }
 
 func TestSinkConnectorValidateUnreachable(t *testing.T) {
-	c := &SinkConnector{}
+	c := &Connector{}
 	for _, url := range []string{
 		"jdbc:postgresql://127.0.0.1:1/test?user=u&password=urlsecret",
 		"jdbc:mysql://127.0.0.1:1/test?password=urlsecret",
@@ -172,7 +153,7 @@ func TestSinkConnectorValidateUnreachable(t *testing.T) {
 		}
 	}
 	// The task, too, names the database without the password.
-	err := (&SinkTask{}).Start(nil, map[string]string{"connection.url": "jdbc:postgresql://127.0.0.1:1/test?password=urlsecret",
+	err := (&Task{}).Start(nil, map[string]string{"connection.url": "jdbc:postgresql://127.0.0.1:1/test?password=urlsecret",
 		"connection.password": "topsecret", "connection.attempts": "2", "connection.backoff.ms": "1"})
 	if err == nil || strings.Contains(err.Error(), "secret") || !strings.Contains(err.Error(), "127.0.0.1:1") {
 		t.Errorf("task Start: %v", err)
@@ -183,7 +164,7 @@ func TestSinkConnectorValidateUnreachable(t *testing.T) {
 // holds for db.
 func sinkIdlePIDs(t *testing.T, db *jdbctest.DB) []uint32 {
 	t.Helper()
-	return heldPIDs(sinkIdle, db, func(h *sql.DB) uint32 {
+	return jdbctest.HeldPIDs(sinkIdle, db, func(h *sql.DB) uint32 {
 		var pid uint32
 		if err := h.QueryRow("SELECT pg_backend_pid()").Scan(&pid); err != nil {
 			t.Fatal(err)
@@ -192,7 +173,7 @@ func sinkIdlePIDs(t *testing.T, db *jdbctest.DB) []uint32 {
 	})
 }
 
-func sinkTaskPID(t *testing.T, task *SinkTask) uint32 {
+func sinkTaskPID(t *testing.T, task *Task) uint32 {
 	t.Helper()
 	conn, err := task.connection()
 	if err != nil {
@@ -210,7 +191,7 @@ func sinkTaskPID(t *testing.T, task *SinkTask) uint32 {
 func TestSinkHandsConnectionOver(t *testing.T) {
 	db := jdbctest.Postgres(t)
 	props := sinkProps(db, "auto.create", "true")
-	c := &SinkConnector{}
+	c := &Connector{}
 	if errs := c.Validate(props); len(errs) > 0 {
 		t.Fatalf("Validate: %v", errs)
 	}
@@ -269,7 +250,7 @@ func TestSinkTaskHandsConnectionOnWhenStopped(t *testing.T) {
 
 	// Validation takes it and leaves it for the task, which finds no
 	// transaction and nothing prepared, and writes.
-	if errs := (&SinkConnector{}).Validate(props); len(errs) > 0 {
+	if errs := (&Connector{}).Validate(props); len(errs) > 0 {
 		t.Fatalf("Validate: %v", errs)
 	}
 	if got := sinkIdlePIDs(t, db); !slices.Equal(got, []uint32{first}) {

@@ -1,4 +1,4 @@
-package jdbc
+package sink
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 func sinkProps(db *jdbctest.DB, kv ...string) map[string]string {
 	p := map[string]string{
 		"name":             "jdbc-sink-test",
-		"connector.class":  SinkConnectorClass,
+		"connector.class":  ConnectorClass,
 		"topics":           "orders",
 		"connection.url":   db.URL,
 		"max.retries":      "0",
@@ -53,9 +53,9 @@ func (c *sinkFakeContext) SetOffset(tp connect.TopicPartition, off int64) {
 }
 func (c *sinkFakeContext) RequestCommit() { c.mu.Lock(); c.commits++; c.mu.Unlock() }
 
-func sinkStart(t *testing.T, db *jdbctest.DB, props map[string]string) (*SinkTask, *sinkFakeContext) {
+func sinkStart(t *testing.T, db *jdbctest.DB, props map[string]string) (*Task, *sinkFakeContext) {
 	t.Helper()
-	task := (&SinkConnector{}).NewTask().(*SinkTask)
+	task := (&Connector{}).NewTask().(*Task)
 	ctx := &sinkFakeContext{}
 	if err := task.Start(ctx, props); err != nil {
 		t.Fatalf("Start: %v", err)
@@ -64,14 +64,14 @@ func sinkStart(t *testing.T, db *jdbctest.DB, props map[string]string) (*SinkTas
 	return task, ctx
 }
 
-func sinkPut(t *testing.T, task *SinkTask, recs ...connect.SinkRecord) {
+func sinkPut(t *testing.T, task *Task, recs ...connect.SinkRecord) {
 	t.Helper()
 	if err := task.Put(recs); err != nil {
 		t.Fatalf("Put: %v", err)
 	}
 }
 
-func sinkCommit(t *testing.T, task *SinkTask) map[connect.TopicPartition]int64 {
+func sinkCommit(t *testing.T, task *Task) map[connect.TopicPartition]int64 {
 	t.Helper()
 	offs, err := task.PreCommit(nil)
 	if err != nil {

@@ -1,4 +1,4 @@
-package jdbc
+package sink
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"github.com/connectd/connectd/connectors/jdbc/internal/jdbcdb"
 )
 
-// SinkConnector is Confluent's JdbcSinkConnector: tasks that write the
+// Connector is Confluent's JdbcSinkConnector: tasks that write the
 // records of Kafka topics into database tables. Every task gets the same
 // config; the consumer group spreads the partitions among them. Its
 // position is the consumer group's offsets only.
@@ -24,13 +24,13 @@ import (
 // Differences from Confluent's connector (10.8):
 //
 //   - data is committed in PreCommit/Flush, not at the end of every Put
-//     (see SinkTask; the runtime calls PreCommit once the task has caught
+//     (see Task; the runtime calls PreCommit once the task has caught
 //     up, so rows show up about as soon), and max.retries is applied by the task itself, which
 //     rewrites every uncommitted record after retry.backoff.ms;
 //   - insert.mode=upsert on SQLite is INSERT ... ON CONFLICT DO UPDATE
 //     (Confluent writes INSERT OR REPLACE, which drops columns the record
 //     lacks); PostgreSQL loads insert batches, and upsert batches of new
-//     keys, with COPY (sink_copy.go);
+//     keys, with COPY (copy.go);
 //   - insert.mode=upsert or update with pk.mode=none is refused up front
 //     (Confluent fails the first upsert, and runs such an update as an
 //     UPDATE of every row); deletes are one multi-row DELETE per batch;
@@ -44,25 +44,25 @@ import (
 //     the schema default, Confluent's default), mssql.use.merge.holdlock,
 //     jdbc.credentials.provider.class and the String-value keys of 10.9
 //     are not offered.
-type SinkConnector struct {
+type Connector struct {
 	props map[string]string
 }
 
 var (
-	_ connect.SinkConnector     = (*SinkConnector)(nil)
-	_ connect.SinkOffsetAlterer = (*SinkConnector)(nil)
-	_ connect.Validator         = (*SinkConnector)(nil)
+	_ connect.SinkConnector     = (*Connector)(nil)
+	_ connect.SinkOffsetAlterer = (*Connector)(nil)
+	_ connect.Validator         = (*Connector)(nil)
 )
 
 // Version implements connect.Connector.
-func (c *SinkConnector) Version() string { return SinkVersion }
+func (c *Connector) Version() string { return Version }
 
 // Config implements connect.Connector.
-func (c *SinkConnector) Config() *connect.ConfigDef { return SinkConfigDef() }
+func (c *Connector) Config() *connect.ConfigDef { return ConfigDef() }
 
 // Start checks the config, as Confluent's JdbcSinkConfig does, and keeps
 // it for the tasks. It does not connect to the database.
-func (c *SinkConnector) Start(_ connect.ConnectorContext, config map[string]string) error {
+func (c *Connector) Start(_ connect.ConnectorContext, config map[string]string) error {
 	if _, err := parseSinkConfig(config); err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func (c *SinkConnector) Start(_ connect.ConnectorContext, config map[string]stri
 }
 
 // TaskConfigs returns maxTasks identical copies of the connector config.
-func (c *SinkConnector) TaskConfigs(maxTasks int) ([]map[string]string, error) {
+func (c *Connector) TaskConfigs(maxTasks int) ([]map[string]string, error) {
 	out := make([]map[string]string, 0, max(maxTasks, 0))
 	for range maxTasks {
 		out = append(out, maps.Clone(c.props))
@@ -80,17 +80,17 @@ func (c *SinkConnector) TaskConfigs(maxTasks int) ([]map[string]string, error) {
 }
 
 // Stop implements connect.Connector; there is nothing to stop.
-func (c *SinkConnector) Stop() error { return nil }
+func (c *Connector) Stop() error { return nil }
 
 // TaskClass implements connect.Connector.
-func (c *SinkConnector) TaskClass() string { return SinkTaskClass }
+func (c *Connector) TaskClass() string { return TaskClass }
 
 // NewTask implements connect.SinkConnector.
-func (c *SinkConnector) NewTask() connect.SinkTask { return &SinkTask{} }
+func (c *Connector) NewTask() connect.SinkTask { return &Task{} }
 
 // AlterOffsets accepts any change: the sink's position is the consumer
 // group's offsets, which the runtime alters; the connector keeps none.
-func (c *SinkConnector) AlterOffsets(map[string]string, map[connect.TopicPartition]*int64) (bool, error) {
+func (c *Connector) AlterOffsets(map[string]string, map[connect.TopicPartition]*int64) (bool, error) {
 	return true, nil
 }
 
@@ -99,8 +99,8 @@ func (c *SinkConnector) AlterOffsets(map[string]string, map[connect.TopicPartiti
 // when the config is otherwise valid, whether the database answers: an
 // unreachable database is reported on connection.url, with the URL's
 // password hidden and connection.password never shown.
-func (c *SinkConnector) Validate(config map[string]string) map[string][]string {
-	def := SinkConfigDef()
+func (c *Connector) Validate(config map[string]string) map[string][]string {
+	def := ConfigDef()
 	values := def.Validate(config)
 	bad := map[string]bool{}
 	for _, v := range values {

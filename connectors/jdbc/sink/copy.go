@@ -1,4 +1,4 @@
-package jdbc
+package sink
 
 import (
 	"cmp"
@@ -266,7 +266,7 @@ func (e *sinkCopyEncoder) field(cfg *sinkConfig, c *sinkColumn, oid uint32, v an
 // a savepoint: on a key that exists already, the COPY is rolled back to
 // it, and settle has the fallbacks of every batch in it write them again,
 // in order.
-func (t *SinkTask) copyRecords(tb *sinkTable, cols []*sinkColumn, recs []*connect.SinkRecord, fallback func() error) error {
+func (t *Task) copyRecords(tb *sinkTable, cols []*sinkColumn, recs []*connect.SinkRecord, fallback func() error) error {
 	info := t.infos[tb.id]
 	if info == nil {
 		return fmt.Errorf("no definition of table %s", t.describeName(tb.id))
@@ -414,7 +414,7 @@ type sinkCopy struct {
 // settle ends the COPY in flight, if any, waits for it and returns its
 // error; an upsert batch that met existing keys is written by its
 // fallback, and COPY is not tried for the table's next few batches.
-func (t *SinkTask) settle() error {
+func (t *Task) settle() error {
 	c := t.copying
 	if c == nil {
 		return nil
@@ -444,7 +444,7 @@ func (t *SinkTask) settle() error {
 
 // abandonCopy stops the COPY in flight, if any, whose outcome no longer
 // matters: the transaction is being rolled back.
-func (t *SinkTask) abandonCopy() {
+func (t *Task) abandonCopy() {
 	if c := t.copying; c != nil {
 		t.copying = nil
 		// pgx then sends CopyFail: PostgreSQL drops the rows.

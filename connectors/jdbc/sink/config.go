@@ -1,4 +1,4 @@
-package jdbc
+package sink
 
 import (
 	"errors"
@@ -13,11 +13,11 @@ import (
 
 // Class names and version of the sink, as Confluent names them.
 const (
-	SinkConnectorClass = "io.confluent.connect.jdbc.JdbcSinkConnector"
-	SinkTaskClass      = "io.confluent.connect.jdbc.sink.JdbcSinkTask"
-	// SinkVersion is the release of Confluent's connector whose configs
+	ConnectorClass = "io.confluent.connect.jdbc.JdbcSinkConnector"
+	TaskClass      = "io.confluent.connect.jdbc.sink.JdbcSinkTask"
+	// Version is the release of Confluent's connector whose configs
 	// and behaviour the sink follows.
-	SinkVersion = "10.8.0"
+	Version = "10.8.0"
 )
 
 // The sink's config keys, as JdbcSinkConfig names them.
@@ -69,10 +69,10 @@ const (
 	sinkGroupRetries    = "Retries"
 )
 
-// SinkConfigDef returns the sink connector's config definition, with
+// ConfigDef returns the sink connector's config definition, with
 // JdbcSinkConfig's keys, defaults, docs and groups. The runtime adds
 // topics, topics.regex and the other framework keys.
-func SinkConfigDef() *connect.ConfigDef {
+func ConfigDef() *connect.ConfigDef {
 	return connect.NewConfigDef().
 		// Connection
 		Define(connect.ConfigKey{
@@ -314,7 +314,7 @@ type sinkConfig struct {
 // parseSinkConfig parses props and applies the cross-key checks that make
 // Confluent's JdbcSinkConfig constructor (or a first write) fail.
 func parseSinkConfig(props map[string]string) (*sinkConfig, error) {
-	pc, err := SinkConfigDef().Parse(props)
+	pc, err := ConfigDef().Parse(props)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package jdbc
+package sink
 
 import (
 	"context"
@@ -83,7 +83,7 @@ func BenchmarkJdbcSinkPostgres(b *testing.B) {
 	cols := []string{"id", "name", "amount", "qty", "flag", "ts"}
 
 	runTask := func(props map[string]string) time.Duration {
-		task := &SinkTask{}
+		task := &Task{}
 		if err := task.Start(nil, props); err != nil {
 			b.Fatal(err)
 		}

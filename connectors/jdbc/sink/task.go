@@ -1,4 +1,4 @@
-package jdbc
+package sink
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
-// SinkTask is Confluent's JdbcSinkTask, with one difference in when data
+// Task is Confluent's JdbcSinkTask, with one difference in when data
 // becomes durable: Confluent commits the database transaction at the end
 // of every Put, while this task keeps one transaction open from Put to Put
 // and commits it in Flush or PreCommit, so that the consumer offsets the
@@ -42,7 +42,7 @@ import (
 // from the first record not committed. Problems with the records or the
 // config (no schema, a missing table without auto.create, ...) fail the
 // task at once.
-type SinkTask struct {
+type Task struct {
 	cfg  *sinkConfig
 	ctx  connect.SinkTaskContext
 	db   *sql.DB
@@ -93,21 +93,21 @@ type sinkTable struct {
 }
 
 var (
-	_ connect.SinkTask     = (*SinkTask)(nil)
-	_ connect.PreCommitter = (*SinkTask)(nil)
+	_ connect.SinkTask     = (*Task)(nil)
+	_ connect.PreCommitter = (*Task)(nil)
 )
 
 // sinkUncommittedLimit bounds the records held for a retry: past it, Put
 // commits by itself (and asks the runtime for an offset commit) instead
 // of waiting for the next PreCommit.
-func (t *SinkTask) uncommittedLimit() int { return max(10*t.cfg.batchSize, 10000) }
+func (t *Task) uncommittedLimit() int { return max(10*t.cfg.batchSize, 10000) }
 
 // Version implements connect.SinkTask.
-func (t *SinkTask) Version() string { return SinkVersion }
+func (t *Task) Version() string { return Version }
 
 // Start parses the config and connects, trying connection.attempts times
 // connection.backoff.ms apart.
-func (t *SinkTask) Start(ctx connect.SinkTaskContext, config map[string]string) error {
+func (t *Task) Start(ctx connect.SinkTaskContext, config map[string]string) error {
 	cfg, err := parseSinkConfig(config)
 	if err != nil {
 		return err
@@ -126,7 +126,7 @@ func (t *SinkTask) Start(ctx connect.SinkTaskContext, config map[string]string) 
 		slog.Warn("JDBC sink could not connect, retrying", "attempt", attempt, "error", err)
 		time.Sleep(cfg.connBackoff)
 	}
-	*t = SinkTask{
+	*t = Task{
 		cfg: cfg, ctx: ctx, db: db, d: d, sql: sinkSQL{d: d, quote: cfg.quote},
 		tables: map[jdbcdb.TableID]*sinkTable{}, topicTables: map[string]jdbcdb.TableID{}, infos: map[jdbcdb.TableID]*sinkTableInfo{},
 		committed: map[connect.TopicPartition]int64{}, remaining: cfg.maxRetries,
@@ -159,10 +159,10 @@ func sinkOpen(ctx context.Context, url, user, password string) (*sql.DB, *jdbcdb
 }
 
 // Open implements connect.SinkTask; nothing to do.
-func (t *SinkTask) Open([]connect.TopicPartition) error { return nil }
+func (t *Task) Open([]connect.TopicPartition) error { return nil }
 
 // Put buffers the records and writes the tables whose buffers are full.
-func (t *SinkTask) Put(records []connect.SinkRecord) error {
+func (t *Task) Put(records []connect.SinkRecord) error {
 	if t.db == nil {
 		return errors.New("JdbcSinkTask is not started")
 	}
@@ -185,7 +185,7 @@ func (t *SinkTask) Put(records []connect.SinkRecord) error {
 }
 
 // Flush writes and commits everything put so far.
-func (t *SinkTask) Flush(map[connect.TopicPartition]int64) error {
+func (t *Task) Flush(map[connect.TopicPartition]int64) error {
 	if t.db == nil {
 		return nil
 	}
@@ -196,7 +196,7 @@ func (t *SinkTask) Flush(map[connect.TopicPartition]int64) error {
 // offsets of the committed data: per partition, the offset after its last
 // committed record. After a failed write it returns the offsets committed
 // before it, with the error.
-func (t *SinkTask) PreCommit(map[connect.TopicPartition]int64) (map[connect.TopicPartition]int64, error) {
+func (t *Task) PreCommit(map[connect.TopicPartition]int64) (map[connect.TopicPartition]int64, error) {
 	if t.db == nil {
 		return map[connect.TopicPartition]int64{}, nil
 	}
@@ -206,7 +206,7 @@ func (t *SinkTask) PreCommit(map[connect.TopicPartition]int64) (map[connect.Topi
 
 // Close commits what was put (for every partition: the transaction is
 // shared) and forgets the closed partitions' offsets.
-func (t *SinkTask) Close(partitions []connect.TopicPartition) error {
+func (t *Task) Close(partitions []connect.TopicPartition) error {
 	if t.db == nil {
 		return nil
 	}
@@ -222,7 +222,7 @@ func (t *SinkTask) Close(partitions []connect.TopicPartition) error {
 // connection on to the next validation or task of the same database
 // (sinkIdle), as a restart needs it, or disconnects when it is not fit
 // for another user.
-func (t *SinkTask) Stop() error {
+func (t *Task) Stop() error {
 	if t.db == nil {
 		return nil
 	}
@@ -263,7 +263,7 @@ var errNotReady = errors.New("the connection is not fit for another user")
 
 // attempt runs op, retrying database failures max.retries times: each
 // retry rolls back and writes again every uncommitted record.
-func (t *SinkTask) attempt(op func() error) error {
+func (t *Task) attempt(op func() error) error {
 	for {
 		err := op()
 		if err == nil {
@@ -285,7 +285,7 @@ func (t *SinkTask) attempt(op func() error) error {
 
 // rollback ends the transaction without committing and empties the
 // buffers; the records stay in uncommitted, to be processed again.
-func (t *SinkTask) rollback() {
+func (t *Task) rollback() {
 	t.abandonCopy()
 	t.closeStmts()
 	if t.tx != nil {
@@ -306,7 +306,7 @@ func (t *SinkTask) rollback() {
 
 // abandon gives up the uncommitted records after a failure: the runtime
 // is asked to consume them again, from the first one of each partition.
-func (t *SinkTask) abandon() {
+func (t *Task) abandon() {
 	first := map[connect.TopicPartition]int64{}
 	for i := range t.uncommitted {
 		r := &t.uncommitted[i]
@@ -327,7 +327,7 @@ func (t *SinkTask) abandon() {
 
 // processPending buffers the records not yet buffered, writing full
 // buffers.
-func (t *SinkTask) processPending() error {
+func (t *Task) processPending() error {
 	for t.processed < len(t.uncommitted) {
 		if err := t.add(&t.uncommitted[t.processed]); err != nil {
 			return err
@@ -338,7 +338,7 @@ func (t *SinkTask) processPending() error {
 }
 
 // flushAndCommit writes every buffer and commits.
-func (t *SinkTask) flushAndCommit() error {
+func (t *Task) flushAndCommit() error {
 	if err := t.processPending(); err != nil {
 		return err
 	}
@@ -347,7 +347,7 @@ func (t *SinkTask) flushAndCommit() error {
 
 // commit writes every buffer, commits the transaction, and records the
 // offsets of the processed records as committed.
-func (t *SinkTask) commit() error {
+func (t *Task) commit() error {
 	for _, id := range slices.SortedFunc(maps.Keys(t.tables), compareTableIDs) {
 		if err := t.flushTable(t.tables[id]); err != nil {
 			return err
@@ -383,7 +383,7 @@ func (t *SinkTask) commit() error {
 
 func compareTableIDs(a, b jdbcdb.TableID) int { return strings.Compare(a.String(), b.String()) }
 
-func (t *SinkTask) closeStmts() {
+func (t *Task) closeStmts() {
 	for q, st := range t.stmts {
 		st.Close()
 		delete(t.stmts, q)
@@ -392,7 +392,7 @@ func (t *SinkTask) closeStmts() {
 
 // connection returns the task's connection, taking one from the pool if
 // it has none.
-func (t *SinkTask) connection() (*sql.Conn, error) {
+func (t *Task) connection() (*sql.Conn, error) {
 	if t.conn == nil {
 		c, err := t.db.Conn(context.Background())
 		if err != nil {
@@ -403,7 +403,7 @@ func (t *SinkTask) connection() (*sql.Conn, error) {
 	return t.conn, nil
 }
 
-func (t *SinkTask) begin() error {
+func (t *Task) begin() error {
 	if err := t.settle(); err != nil {
 		return err
 	}
@@ -427,7 +427,7 @@ func (t *SinkTask) begin() error {
 
 // txExec runs a statement without arguments in the open transaction;
 // the background COPY's savepoints use it.
-func (t *SinkTask) txExec(q string) error {
+func (t *Task) txExec(q string) error {
 	if t.execHook != nil {
 		if err := t.execHook(q, nil); err != nil {
 			return err
@@ -437,7 +437,7 @@ func (t *SinkTask) txExec(q string) error {
 	return err
 }
 
-func (t *SinkTask) exec(q string, args []any) error {
+func (t *Task) exec(q string, args []any) error {
 	if err := t.begin(); err != nil {
 		return err
 	}
@@ -465,7 +465,7 @@ func (t *SinkTask) exec(q string, args []any) error {
 }
 
 // tableFor returns the buffer of a topic's destination table.
-func (t *SinkTask) tableFor(topic string) (*sinkTable, error) {
+func (t *Task) tableFor(topic string) (*sinkTable, error) {
 	id, ok := t.topicTables[topic]
 	if !ok {
 		name := strings.ReplaceAll(t.cfg.tableNameFormat, "${topic}", topic)
@@ -486,7 +486,7 @@ func (t *SinkTask) tableFor(topic string) (*sinkTable, error) {
 // add is BufferedRecords.add: check the record, write the buffer first
 // when the schemas change (or an insert follows a delete), buffer the
 // record, and write the buffer once it holds batch.size records.
-func (t *SinkTask) add(r *connect.SinkRecord) error {
+func (t *Task) add(r *connect.SinkRecord) error {
 	if err := checkSinkRecord(t.cfg, r); err != nil {
 		return err
 	}
@@ -536,11 +536,11 @@ func (t *SinkTask) add(r *connect.SinkRecord) error {
 	return nil
 }
 
-func (t *SinkTask) describeName(id jdbcdb.TableID) string { return t.d.QuoteTable(id) }
+func (t *Task) describeName(id jdbcdb.TableID) string { return t.d.QuoteTable(id) }
 
 // flushTable writes a table's buffer in the transaction: the inserts,
 // upserts or updates, then the deletes.
-func (t *SinkTask) flushTable(tb *sinkTable) error {
+func (t *Task) flushTable(tb *sinkTable) error {
 	if len(tb.rows) > 0 {
 		var err error
 		if t.cfg.insertMode == sinkModeUpdate {
@@ -565,7 +565,7 @@ func (t *SinkTask) flushTable(tb *sinkTable) error {
 	return nil
 }
 
-func (t *SinkTask) tableError(tb *sinkTable, err error) error {
+func (t *Task) tableError(tb *sinkTable, err error) error {
 	var de *sinkDataError
 	var te *sinkTableError
 	if err == nil || errors.As(err, &de) || errors.As(err, &te) {
@@ -585,7 +585,7 @@ type sinkTableError struct {
 func (e *sinkTableError) Error() string { return "writing to table " + e.table + ": " + e.err.Error() }
 func (e *sinkTableError) Unwrap() error { return e.err }
 
-func (t *SinkTask) appendArgs(args []any, tb *sinkTable, r *connect.SinkRecord, cols []*sinkColumn) ([]any, error) {
+func (t *Task) appendArgs(args []any, tb *sinkTable, r *connect.SinkRecord, cols []*sinkColumn) ([]any, error) {
 	for _, c := range cols {
 		var a any
 		var err error
@@ -604,10 +604,10 @@ func (t *SinkTask) appendArgs(args []any, tb *sinkTable, r *connect.SinkRecord, 
 
 // writeInserts writes the buffered rows with multi-row INSERT (or upsert)
 // statements, as few as the bind parameter limit allows, or with COPY
-// (sink_copy.go). An upsert batch keeps only the last record of each key,
+// (copy.go). An upsert batch keeps only the last record of each key,
 // as Confluent's batch compaction does: PostgreSQL refuses to update a row
 // twice in one statement.
-func (t *SinkTask) writeInserts(tb *sinkTable) error {
+func (t *Task) writeInserts(tb *sinkTable) error {
 	cols := tb.stmts.writeColumns()
 	upsert := t.cfg.insertMode == sinkModeUpsert
 	recs := tb.rows
@@ -634,7 +634,7 @@ func (t *SinkTask) writeInserts(tb *sinkTable) error {
 
 // writeStatements writes rows with multi-row INSERT (or upsert)
 // statements, as few as the bind parameter limit allows.
-func (t *SinkTask) writeStatements(tb *sinkTable, cols []*sinkColumn, recs []*connect.SinkRecord) error {
+func (t *Task) writeStatements(tb *sinkTable, cols []*sinkColumn, recs []*connect.SinkRecord) error {
 	// First, since settling may write a batch with this very function and
 	// its shared argument buffer.
 	if err := t.settle(); err != nil {
@@ -661,7 +661,7 @@ func (t *SinkTask) writeStatements(tb *sinkTable, cols []*sinkColumn, recs []*co
 }
 
 // compact keeps only the last record of each key, in their order.
-func (t *SinkTask) compact(tb *sinkTable, recs []*connect.SinkRecord) []*connect.SinkRecord {
+func (t *Task) compact(tb *sinkTable, recs []*connect.SinkRecord) []*connect.SinkRecord {
 	seen := make(map[string]struct{}, len(recs))
 	keep := make([]bool, len(recs))
 	dup := false
@@ -691,7 +691,7 @@ func (t *SinkTask) compact(tb *sinkTable, recs []*connect.SinkRecord) []*connect
 }
 
 // writeUpdates runs one UPDATE per buffered record.
-func (t *SinkTask) writeUpdates(tb *sinkTable) error {
+func (t *Task) writeUpdates(tb *sinkTable) error {
 	if len(tb.fields.nonKeys) == 0 {
 		return nil // nothing to set
 	}
@@ -711,7 +711,7 @@ func (t *SinkTask) writeUpdates(tb *sinkTable) error {
 }
 
 // writeDeletes deletes the rows of the buffered tombstones' keys.
-func (t *SinkTask) writeDeletes(tb *sinkTable) error {
+func (t *Task) writeDeletes(tb *sinkTable) error {
 	keys := tb.fields.keys
 	n := len(keys)
 	args := make([]any, 0, len(tb.dels)*n)
@@ -733,7 +733,7 @@ func (t *SinkTask) writeDeletes(tb *sinkTable) error {
 }
 
 // querier is the open transaction, or the task's connection.
-func (t *SinkTask) querier() (sinkQueryer, error) {
+func (t *Task) querier() (sinkQueryer, error) {
 	if err := t.settle(); err != nil {
 		return nil, err
 	}
@@ -743,7 +743,7 @@ func (t *SinkTask) querier() (sinkQueryer, error) {
 	return t.connection()
 }
 
-func (t *SinkTask) tableInfo(id jdbcdb.TableID, refresh bool) (*sinkTableInfo, error) {
+func (t *Task) tableInfo(id jdbcdb.TableID, refresh bool) (*sinkTableInfo, error) {
 	if info, ok := t.infos[id]; ok && !refresh {
 		return info, nil
 	}
@@ -762,7 +762,7 @@ func (t *SinkTask) tableInfo(id jdbcdb.TableID, refresh bool) (*sinkTableInfo, e
 // ensureTable is DbStructure.createOrAmendIfNecessary: create a missing
 // table (auto.create) and add missing columns (auto.evolve). DDL runs
 // outside the transaction, after committing it.
-func (t *SinkTask) ensureTable(id jdbcdb.TableID, f *sinkFields) error {
+func (t *Task) ensureTable(id jdbcdb.TableID, f *sinkFields) error {
 	info, err := t.tableInfo(id, false)
 	if err != nil {
 		return err
@@ -829,7 +829,7 @@ func (t *SinkTask) ensureTable(id jdbcdb.TableID, f *sinkFields) error {
 }
 
 // ddl runs a statement on the task's connection, outside any transaction.
-func (t *SinkTask) ddl(q string) (sql.Result, error) {
+func (t *Task) ddl(q string) (sql.Result, error) {
 	if err := t.settle(); err != nil {
 		return nil, err
 	}

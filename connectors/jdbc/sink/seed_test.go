@@ -1,4 +1,4 @@
-package jdbc
+package sink
 
 import (
 	"fmt"
@@ -62,7 +62,7 @@ func sinkPlacedLog() [3][]connect.SinkRecord {
 
 // sinkConsume feeds a task the partitions from offset 0 as a consumer does:
 // polls of up to 7 records, taken from the partitions in turn.
-func sinkConsume(t *testing.T, task *SinkTask, parts [3][]connect.SinkRecord) map[connect.TopicPartition]int64 {
+func sinkConsume(t *testing.T, task *Task, parts [3][]connect.SinkRecord) map[connect.TopicPartition]int64 {
 	t.Helper()
 	var pos [3]int
 	for {
@@ -104,7 +104,7 @@ func TestSinkSeedReprocessIntoRightTable(t *testing.T) {
 		// Stop, fix the config, reset the 3 partitions to offset 0.
 		right := sinkProps(db, "topics", sinkPlacedTopic, "table.name.format", "orders", "auto.create", "true",
 			"insert.mode", "upsert", "pk.mode", "record_key", "pk.fields", "order_id")
-		conn := &SinkConnector{}
+		conn := &Connector{}
 		zero := int64(0)
 		reset := map[connect.TopicPartition]*int64{}
 		for p := range parts {
