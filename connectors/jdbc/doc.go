@@ -14,4 +14,10 @@
 // Connector/J takes it). Messages, logs and task traces show a URL with
 // its passwords as [hidden]: every password= parameter and the password of
 // the user info (the whole user info of a form without //).
+//
+// Each connector is a package, source and sink, below this one, which
+// lists them (Plugins). What both share of the database, the dialects,
+// the JDBC URLs and the hand-over of released connections, is
+// internal/jdbcdb, below both, so that neither imports the other nor
+// this package; internal/jdbctest gives their tests the databases.
 package jdbc

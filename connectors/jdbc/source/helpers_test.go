@@ -1,4 +1,4 @@
-package jdbc
+package source
 
 import (
 	"context"
@@ -75,7 +75,7 @@ func (c *srcConnContext) RaiseError(err error) {
 // srcBaseConfig is a source config for the test database: fast polls.
 func srcBaseConfig(db *jdbctest.DB, extra map[string]string) map[string]string {
 	cfg := map[string]string{
-		"connector.class":    SourceConnectorClass,
+		"connector.class":    ConnectorClass,
 		srcConnectionURL:     db.URL,
 		srcTopicPrefix:       "db-",
 		srcPollInterval:      "10",
@@ -105,7 +105,7 @@ func srcTableID(db *jdbctest.DB, table string) jdbcdb.TableID {
 // srcTaskConfigs starts a connector with cfg and returns its task configs.
 func srcTaskConfigs(t testing.TB, cfg map[string]string, maxTasks int) []map[string]string {
 	t.Helper()
-	c := &SourceConnector{}
+	c := &Connector{}
 	if err := c.Start(&srcConnContext{}, cfg); err != nil {
 		t.Fatalf("connector Start: %v", err)
 	}
@@ -118,13 +118,13 @@ func srcTaskConfigs(t testing.TB, cfg map[string]string, maxTasks int) []map[str
 }
 
 // srcStartTask starts a task with the connector's one task config.
-func srcStartTask(t *testing.T, cfg map[string]string, ctx *srcTestContext) *SourceTask {
+func srcStartTask(t *testing.T, cfg map[string]string, ctx *srcTestContext) *Task {
 	t.Helper()
 	tcs := srcTaskConfigs(t, cfg, 1)
 	if len(tcs) != 1 {
 		t.Fatalf("%d task configs, want 1", len(tcs))
 	}
-	task := NewSourceTask()
+	task := NewTask()
 	task.idleWait = 50 * time.Millisecond
 	if err := task.Start(ctx, tcs[0]); err != nil {
 		t.Fatalf("task Start: %v", err)
@@ -136,7 +136,7 @@ func srcStartTask(t *testing.T, cfg map[string]string, ctx *srcTestContext) *Sou
 // srcPollN polls until n records came (committing their offsets to ctx),
 // failing after a deadline; then checks that one more Poll (long enough
 // for the table to be queried again) brings nothing more.
-func srcPollN(t *testing.T, task *SourceTask, ctx *srcTestContext, n int) []*connect.SourceRecord {
+func srcPollN(t *testing.T, task *Task, ctx *srcTestContext, n int) []*connect.SourceRecord {
 	t.Helper()
 	all := srcPollAtLeast(t, task, ctx, n)
 	if len(all) > n {
@@ -147,7 +147,7 @@ func srcPollN(t *testing.T, task *SourceTask, ctx *srcTestContext, n int) []*con
 }
 
 // srcPollAtLeast polls until n records came, failing after a deadline.
-func srcPollAtLeast(t *testing.T, task *SourceTask, ctx *srcTestContext, n int) []*connect.SourceRecord {
+func srcPollAtLeast(t *testing.T, task *Task, ctx *srcTestContext, n int) []*connect.SourceRecord {
 	t.Helper()
 	var all []*connect.SourceRecord
 	deadline := time.Now().Add(30 * time.Second)
@@ -167,7 +167,7 @@ func srcPollAtLeast(t *testing.T, task *SourceTask, ctx *srcTestContext, n int) 
 
 // srcPollNone checks that the task has nothing more to give: Polls until
 // every table was queried again (after this call began) bring nothing.
-func srcPollNone(t *testing.T, task *SourceTask) {
+func srcPollNone(t *testing.T, task *Task) {
 	t.Helper()
 	start := time.Now()
 	deadline := start.Add(30 * time.Second)

@@ -1,4 +1,4 @@
-package jdbc
+package source
 
 import (
 	"fmt"
@@ -20,7 +20,7 @@ func TestSourceValidateAgainstDatabase(t *testing.T) {
 		"jdbc:sqlite:" + filepath.Join(t.TempDir(), "missing.db")} {
 		cfg := map[string]string{srcConnectionURL: url, srcConnectionUser: "someone", srcConnectionPassword: "s3cret-pw",
 			srcTopicPrefix: "p-", srcMode: "bulk"}
-		errs := (&SourceConnector{}).Validate(cfg)
+		errs := (&Connector{}).Validate(cfg)
 		msgs := errs[srcConnectionURL]
 		if len(errs) != 1 || len(msgs) != 1 || !strings.HasPrefix(msgs[0], "Could not connect to database. Cannot connect to "+url) {
 			t.Fatalf("%s: %v", url, errs)
@@ -30,7 +30,7 @@ func TestSourceValidateAgainstDatabase(t *testing.T) {
 		}
 		cfg[srcConnectionAttempts] = "2"
 		cfg[srcConnectionBackoff] = "1"
-		if err := (&SourceConnector{}).Start(&srcConnContext{}, cfg); err == nil || strings.Contains(err.Error(), "s3cret-pw") {
+		if err := (&Connector{}).Start(&srcConnContext{}, cfg); err == nil || strings.Contains(err.Error(), "s3cret-pw") {
 			t.Fatalf("%s: Start: %v", url, err)
 		}
 	}
@@ -67,7 +67,7 @@ func TestSourceValidateAgainstDatabase(t *testing.T) {
 				map[string]string{srcQuery: "The configured query is not valid and has database/connection errors."}},
 		}
 		for _, c := range cases {
-			errs := (&SourceConnector{}).Validate(srcBaseConfig(db, c.props))
+			errs := (&Connector{}).Validate(srcBaseConfig(db, c.props))
 			if len(errs) != len(c.want) {
 				t.Errorf("%v: errors %v", c.props, errs)
 				continue
@@ -161,7 +161,7 @@ func TestSourceTableDiscovery(t *testing.T) {
 
 		// A table created while the connector runs: new task configs.
 		cctx := &srcConnContext{}
-		c := &SourceConnector{}
+		c := &Connector{}
 		if err := c.Start(cctx, srcBaseConfig(db, with(srcTablePollInterval, "20", srcTableIncludeList, `.*_one|.*_three`))); err != nil {
 			t.Fatal(err)
 		}
@@ -218,7 +218,7 @@ func TestSourceHandsConnectionsOver(t *testing.T) {
 	db.Exec(t, "CREATE TABLE items (id INT PRIMARY KEY, label TEXT)")
 	db.Exec(t, "INSERT INTO items VALUES (1, 'one')")
 	cfg := srcBaseConfig(db, map[string]string{srcMode: "incrementing", srcIncrementingColumn: "id"})
-	c := &SourceConnector{}
+	c := &Connector{}
 	if errs := c.Validate(cfg); len(errs) > 0 {
 		t.Fatalf("Validate: %v", errs)
 	}
@@ -238,7 +238,7 @@ func TestSourceHandsConnectionsOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := &srcTestContext{}
-	task := NewSourceTask()
+	task := NewTask()
 	if err := task.Start(ctx, tcs[0]); err != nil {
 		t.Fatal(err)
 	}

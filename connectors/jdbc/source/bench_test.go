@@ -1,4 +1,4 @@
-package jdbc
+package source
 
 import (
 	"context"
@@ -72,7 +72,7 @@ func BenchmarkJdbcSourcePostgres(b *testing.B) {
 	}
 	var buf []byte
 	readTask := func() int {
-		task := NewSourceTask()
+		task := NewTask()
 		if err := task.Start(&srcTestContext{}, tcs[0]); err != nil {
 			b.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package jdbc
+package source
 
 import (
 	"fmt"
@@ -12,25 +12,25 @@ import (
 
 // Class names and version of the JDBC source, as Confluent names them.
 const (
-	SourceConnectorClass = "io.confluent.connect.jdbc.JdbcSourceConnector"
-	SourceTaskClass      = "io.confluent.connect.jdbc.source.JdbcSourceTask"
-	// SourceVersion is the Confluent release whose configs, offsets and
+	ConnectorClass = "io.confluent.connect.jdbc.JdbcSourceConnector"
+	TaskClass      = "io.confluent.connect.jdbc.source.JdbcSourceTask"
+	// Version is the Confluent release whose configs, offsets and
 	// records the source follows.
-	SourceVersion = "10.8.0"
+	Version = "10.8.0"
 )
 
 // Source partition and offset keys, as Confluent's JdbcSourceConnectorConstants
 // and TimestampIncrementingOffset name them.
 const (
-	SourcePartitionProtocolKey = "protocol"
-	SourcePartitionProtocolV1  = "1"
-	SourcePartitionTableKey    = "table"
-	SourcePartitionQueryKey    = "query"
-	SourcePartitionQueryValue  = "query"
+	PartitionProtocolKey = "protocol"
+	PartitionProtocolV1  = "1"
+	PartitionTableKey    = "table"
+	PartitionQueryKey    = "query"
+	PartitionQueryValue  = "query"
 
-	SourceOffsetIncrementing   = "incrementing"
-	SourceOffsetTimestamp      = "timestamp"
-	SourceOffsetTimestampNanos = "timestamp_nanos"
+	OffsetIncrementing   = "incrementing"
+	OffsetTimestamp      = "timestamp"
+	OffsetTimestampNanos = "timestamp_nanos"
 )
 
 // The source config keys (Confluent's names).
@@ -96,9 +96,9 @@ const (
 
 var srcTopicPrefixInvalid = regexp.MustCompile(`[^a-zA-Z0-9._-]`)
 
-// SourceConnectorConfig returns the config definition of the JDBC source,
+// ConfigDef returns the config definition of the JDBC source,
 // with Confluent's keys, types, defaults and documentation.
-func SourceConnectorConfig() *connect.ConfigDef {
+func ConfigDef() *connect.ConfigDef {
 	d := connect.NewConfigDef()
 	// inGroup defines keys in group, numbered in the order defined.
 	inGroup := func(group string) func(connect.ConfigKey) {
@@ -343,7 +343,7 @@ func (c *srcConfig) usesTimestamp() bool {
 // span several keys; the error is the first problem, in Confluent's words
 // where Confluent has them.
 func parseSourceConfig(props map[string]string) (*srcConfig, error) {
-	pc, err := SourceConnectorConfig().Parse(props)
+	pc, err := ConfigDef().Parse(props)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package jdbc
+package source
 
 import (
 	"reflect"
@@ -9,22 +9,6 @@ import (
 	"github.com/connectd/connectd/connect"
 	"github.com/connectd/connectd/connectors/jdbc/internal/jdbcdb"
 )
-
-func TestSourceRegistered(t *testing.T) {
-	plugins, err := connect.NewPluginSet(Plugins()...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{SourceConnectorClass, "JdbcSourceConnector", "JdbcSource"} {
-		p, err := plugins.Lookup(name)
-		if err != nil || p.Class != SourceConnectorClass || p.Type != connect.PluginSource || p.Version != SourceVersion {
-			t.Fatalf("%s: %+v %v", name, p, err)
-		}
-		if _, ok := p.New().(connect.SourceConnector); !ok {
-			t.Fatalf("%s: New gives %T", name, p.New())
-		}
-	}
-}
 
 // The statements are Confluent's, criteria and ordering included.
 func TestSourceStatements(t *testing.T) {
@@ -179,7 +163,7 @@ func srcUnitConfig(extra map[string]string) map[string]string {
 }
 
 func TestSourceConfigDef(t *testing.T) {
-	def := SourceConnectorConfig()
+	def := ConfigDef()
 	want := map[string]struct {
 		typ connect.ConfigType
 		def string
@@ -273,7 +257,7 @@ func TestSourceConfigChecks(t *testing.T) {
 			srcTopicPrefix: "Topic prefix must be set in query mode"}},
 	}
 	for _, c := range cases {
-		errs := (&SourceConnector{}).Validate(srcUnitConfig(c.props))
+		errs := (&Connector{}).Validate(srcUnitConfig(c.props))
 		if len(errs) != len(c.want) {
 			t.Errorf("%v: errors %v, want errors on %d keys", c.props, errs, len(c.want))
 		}
@@ -283,14 +267,14 @@ func TestSourceConfigChecks(t *testing.T) {
 			}
 		}
 		// Start refuses the same configs.
-		if err := (&SourceConnector{}).Start(&srcConnContext{}, srcUnitConfig(c.props)); err == nil {
+		if err := (&Connector{}).Start(&srcConnContext{}, srcUnitConfig(c.props)); err == nil {
 			t.Errorf("%v: Start accepted it", c.props)
 		}
 	}
 }
 
 func TestSourceAlterOffsets(t *testing.T) {
-	c := &SourceConnector{}
+	c := &Connector{}
 	cfg := srcUnitConfig(map[string]string{srcMode: "timestamp+incrementing", srcTimestampColumn: "ts"})
 	p := map[string]any{"protocol": "1", "table": "orders.orders"}
 	ok := []map[string]any{
@@ -341,7 +325,7 @@ func TestSourceAlterOffsets(t *testing.T) {
 }
 
 func TestSourceTaskSplit(t *testing.T) {
-	c := &SourceConnector{d: jdbcdb.PostgreSQL, props: map[string]string{"k": "v"}}
+	c := &Connector{d: jdbcdb.PostgreSQL, props: map[string]string{"k": "v"}}
 	c.cfg, _ = parseSourceConfig(srcUnitConfig(nil))
 	for i := range 5 {
 		c.tables = append(c.tables, jdbcdb.TableID{Schema: "s", Table: string(rune('a' + i))})

@@ -1,4 +1,4 @@
-package jdbc
+package source
 
 import (
 	"context"
@@ -267,19 +267,19 @@ func TestSourceNullIncrementing(t *testing.T) {
 		cfg := srcBaseConfig(db, map[string]string{srcMode: "timestamp+incrementing", srcTimestampColumn: "ts",
 			srcIncrementingColumn: "id", srcTableWhitelist: "nullable_ids"})
 		tcs := srcTaskConfigs(t, cfg, 1)
-		task := NewSourceTask()
+		task := NewTask()
 		err := task.Start(&srcTestContext{}, tcs[0])
 		if err == nil || !strings.Contains(err.Error(), "incrementing column id on "+table+" because this column is nullable") {
 			t.Fatalf("Start with a nullable incrementing column: %v", err)
 		}
-		errs := (&SourceConnector{}).Validate(cfg)
+		errs := (&Connector{}).Validate(cfg)
 		if !slices.ContainsFunc(errs[srcIncrementingColumn], func(s string) bool { return strings.Contains(s, "nullable") }) {
 			t.Fatalf("Validate: %v", errs)
 		}
 
 		cfg[srcValidateNonNull] = "false"
 		tcs = srcTaskConfigs(t, cfg, 1)
-		task = NewSourceTask()
+		task = NewTask()
 		task.idleWait = 50 * time.Millisecond
 		if err := task.Start(&srcTestContext{}, tcs[0]); err != nil {
 			t.Fatal(err)
@@ -300,7 +300,7 @@ func TestSourceTextIncrementing(t *testing.T) {
 		table := srcTableID(db, "text_ids").String()
 		cfg := srcBaseConfig(db, map[string]string{srcMode: "incrementing", srcIncrementingColumn: "id",
 			srcTableWhitelist: "text_ids", srcPollInterval: "10"})
-		task := NewSourceTask()
+		task := NewTask()
 		task.idleWait = 50 * time.Millisecond
 		if err := task.Start(&srcTestContext{}, srcTaskConfigs(t, cfg, 1)[0]); err != nil {
 			t.Fatal(err)
@@ -577,7 +577,7 @@ func TestSourceDecimalIncrementing(t *testing.T) {
 // srcPollUntilError polls task until it fails with an error holding want,
 // failing if a record comes first or nothing fails before a deadline: a
 // row the task cannot take stops it and is not skipped.
-func srcPollUntilError(t *testing.T, task *SourceTask, want string) {
+func srcPollUntilError(t *testing.T, task *Task, want string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {

@@ -1,4 +1,4 @@
-package jdbc
+package source
 
 import (
 	"fmt"
@@ -41,11 +41,11 @@ func (o srcOffset) tsOrDefault() time.Time {
 func (o srcOffset) toMap() map[string]any {
 	m := make(map[string]any, 3)
 	if o.hasInc {
-		m[SourceOffsetIncrementing] = o.inc
+		m[OffsetIncrementing] = o.inc
 	}
 	if o.hasTS {
-		m[SourceOffsetTimestamp] = o.ts.UnixMilli()
-		m[SourceOffsetTimestampNanos] = int64(o.ts.Nanosecond())
+		m[OffsetTimestamp] = o.ts.UnixMilli()
+		m[OffsetTimestampNanos] = int64(o.ts.Nanosecond())
 	}
 	return m
 }
@@ -59,26 +59,26 @@ func srcOffsetFromMap(m map[string]any) (srcOffset, error) {
 		return o, nil
 	}
 	var err error
-	if v, ok := m[SourceOffsetIncrementing]; ok && v != nil {
-		if o.inc, err = srcOffsetLong(SourceOffsetIncrementing, v); err != nil {
+	if v, ok := m[OffsetIncrementing]; ok && v != nil {
+		if o.inc, err = srcOffsetLong(OffsetIncrementing, v); err != nil {
 			return o, err
 		}
 		o.hasInc = true
 	}
-	if v, ok := m[SourceOffsetTimestamp]; ok && v != nil {
-		ms, err := srcOffsetLong(SourceOffsetTimestamp, v)
+	if v, ok := m[OffsetTimestamp]; ok && v != nil {
+		ms, err := srcOffsetLong(OffsetTimestamp, v)
 		if err != nil {
 			return o, err
 		}
 		o.ts, o.hasTS = time.UnixMilli(ms).UTC(), true
-		if v, ok := m[SourceOffsetTimestampNanos]; ok && v != nil {
-			nanos, err := srcOffsetLong(SourceOffsetTimestampNanos, v)
+		if v, ok := m[OffsetTimestampNanos]; ok && v != nil {
+			nanos, err := srcOffsetLong(OffsetTimestampNanos, v)
 			if err != nil {
 				return o, err
 			}
 			if nanos < 0 || nanos > 999_999_999 {
 				return o, fmt.Errorf("The value for the '%s' key in the offset must be between 0 and 999999999, got %d",
-					SourceOffsetTimestampNanos, nanos)
+					OffsetTimestampNanos, nanos)
 			}
 			sec := ms / 1000
 			if ms%1000 < 0 {
@@ -119,18 +119,18 @@ func srcOffsetLong(key string, v any) (int64, error) {
 
 // srcTablePartition is the protocol-1 source partition of a table.
 func srcTablePartition(id jdbcdb.TableID) map[string]any {
-	return map[string]any{SourcePartitionProtocolKey: SourcePartitionProtocolV1, SourcePartitionTableKey: id.String()}
+	return map[string]any{PartitionProtocolKey: PartitionProtocolV1, PartitionTableKey: id.String()}
 }
 
 // srcLegacyPartition is the protocol-0 partition of a table (and the
 // partition of bulk mode): the unqualified table name.
 func srcLegacyPartition(id jdbcdb.TableID) map[string]any {
-	return map[string]any{SourcePartitionTableKey: id.Table}
+	return map[string]any{PartitionTableKey: id.Table}
 }
 
 // srcQueryPartition is the one partition of query mode.
 func srcQueryPartition() map[string]any {
-	return map[string]any{SourcePartitionQueryKey: SourcePartitionQueryValue}
+	return map[string]any{PartitionQueryKey: PartitionQueryValue}
 }
 
 // srcStatement builds a querier's SQL as Confluent's TableQuerier and

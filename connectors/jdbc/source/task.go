@@ -1,4 +1,4 @@
-package jdbc
+package source
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 // returns no records, as the SDK asks (about a second).
 const srcIdleWait = time.Second
 
-// SourceTask is Confluent's JdbcSourceTask: it reads its tables (or the
+// Task is Confluent's JdbcSourceTask: it reads its tables (or the
 // query) in turn, each at most every poll.interval.ms, and turns each row
 // into a record whose value is a struct of the row's columns.
 //
@@ -28,7 +28,7 @@ const srcIdleWait = time.Second
 // "timestamp_nanos":…} or both. A batch's last record carries the offset
 // of the position reached; the others carry none (the runtime commits a
 // partition up to the last acknowledged offset, so nothing is skipped).
-type SourceTask struct {
+type Task struct {
 	cfg      *srcConfig
 	d        *jdbcdb.Dialect
 	conn     *srcConn
@@ -47,15 +47,15 @@ type SourceTask struct {
 }
 
 var (
-	_ connect.SourceTask     = (*SourceTask)(nil)
-	_ connect.RecordReleaser = (*SourceTask)(nil)
+	_ connect.SourceTask     = (*Task)(nil)
+	_ connect.RecordReleaser = (*Task)(nil)
 )
 
-// NewSourceTask returns a task ready for Start.
-func NewSourceTask() *SourceTask { return &SourceTask{idleWait: srcIdleWait} }
+// NewTask returns a task ready for Start.
+func NewTask() *Task { return &Task{idleWait: srcIdleWait} }
 
 // Version implements connect.SourceTask.
-func (t *SourceTask) Version() string { return SourceVersion }
+func (t *Task) Version() string { return Version }
 
 // srcQuerier reads one table (or the query).
 type srcQuerier struct {
@@ -99,7 +99,7 @@ func (q *srcQuerier) querying() bool { return q.res != nil }
 
 // Start reads the config, connects, and for each table reads its stored
 // offset and checks its columns as Confluent does (validate.non.null).
-func (t *SourceTask) Start(ctx connect.SourceTaskContext, config map[string]string) error {
+func (t *Task) Start(ctx connect.SourceTaskContext, config map[string]string) error {
 	if t.idleWait == 0 {
 		t.idleWait = srcIdleWait
 	}
@@ -153,7 +153,7 @@ func (t *SourceTask) Start(ctx connect.SourceTaskContext, config map[string]stri
 	return nil
 }
 
-func (t *SourceTask) newQuerier(table *jdbcdb.TableID) *srcQuerier {
+func (t *Task) newQuerier(table *jdbcdb.TableID) *srcQuerier {
 	cfg := t.cfg
 	q := &srcQuerier{table: table, mode: cfg.mode, incCol: cfg.incrementing, incIdx: -1}
 	if cfg.usesTimestamp() {
@@ -179,7 +179,7 @@ func (t *SourceTask) newQuerier(table *jdbcdb.TableID) *srcQuerier {
 // prepareTable reads a table's columns, finds its auto-increment column
 // when incrementing.column.name is empty, and checks the mode's columns
 // exist and, with validate.non.null, are NOT NULL.
-func (t *SourceTask) prepareTable(q *srcQuerier) error {
+func (t *Task) prepareTable(q *srcQuerier) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cols, err := t.conn.columns(ctx, *q.table)
@@ -279,7 +279,7 @@ func srcCheckColumns(d *jdbcdb.Dialect, cfg *srcConfig, table string, cols []src
 // loadOffset reads the stored offset of the first of partitions that has
 // one (protocol 1, then the legacy protocol 0), or starts from
 // timestamp.initial.
-func (t *SourceTask) loadOffset(ctx connect.SourceTaskContext, q *srcQuerier, partitions ...map[string]any) error {
+func (t *Task) loadOffset(ctx connect.SourceTaskContext, q *srcQuerier, partitions ...map[string]any) error {
 	if t.cfg.mode == srcModeBulk {
 		return nil
 	}
@@ -327,7 +327,7 @@ func (t *SourceTask) loadOffset(ctx connect.SourceTaskContext, q *srcQuerier, pa
 
 // resolveTimestamp finds the timestamp of the row whose incrementing value
 // the offset names, so that the offset resumes strictly after that row.
-func (t *SourceTask) resolveTimestamp(ctx context.Context, q *srcQuerier) error {
+func (t *Task) resolveTimestamp(ctx context.Context, q *srcQuerier) error {
 	if q.table == nil {
 		q.lookupTS = false
 		slog.Warn("JDBC source: the stored offset has no timestamp; as in Confluent's connector, reading resumes from "+
@@ -383,7 +383,7 @@ func (q *srcQuerier) nullable(column string) *bool {
 // Poll returns the next batch of records of the table due first. It
 // waits for a table to be due for about a second at most, and returns
 // early, with nothing, when ctx is done.
-func (t *SourceTask) Poll(ctx context.Context) ([]*connect.SourceRecord, error) {
+func (t *Task) Poll(ctx context.Context) ([]*connect.SourceRecord, error) {
 	if ctx.Err() != nil {
 		return nil, nil
 	}
@@ -445,7 +445,7 @@ func (e *srcFatal) Is(target error) bool { return target == errSrcFatal }
 
 // next is the querier to serve: the one whose result is open, else the
 // one polled least recently.
-func (t *SourceTask) next() *srcQuerier {
+func (t *Task) next() *srcQuerier {
 	if t.active != nil {
 		return t.active
 	}
@@ -470,7 +470,7 @@ func srcSleep(ctx context.Context, d time.Duration) {
 	}
 }
 
-func (t *SourceTask) cancelQuery() {
+func (t *Task) cancelQuery() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.queryCancel != nil {
@@ -481,7 +481,7 @@ func (t *SourceTask) cancelQuery() {
 // reset closes q's result and requeues it: polled again poll.interval.ms
 // from now. With rollback its position goes back to where this poll
 // began, as Confluent's resetAndRequeueHead does after an error.
-func (t *SourceTask) reset(q *srcQuerier, rollback bool) {
+func (t *Task) reset(q *srcQuerier, rollback bool) {
 	if rollback {
 		// Cancel first: closing a result read halfway would otherwise
 		// read the rest of it.
@@ -509,7 +509,7 @@ func (t *SourceTask) reset(q *srcQuerier, rollback bool) {
 
 // poll reads up to batch.max.rows records from q, running its query first
 // when no result is open.
-func (t *SourceTask) poll(ctx context.Context, q *srcQuerier) ([]*connect.SourceRecord, error) {
+func (t *Task) poll(ctx context.Context, q *srcQuerier) ([]*connect.SourceRecord, error) {
 	for attempt := 1; ; attempt++ {
 		if t.conn == nil {
 			c, err := srcConnect(ctx, t.cfg)
@@ -545,7 +545,7 @@ func (t *SourceTask) poll(ctx context.Context, q *srcQuerier) ([]*connect.Source
 	}
 }
 
-func (t *SourceTask) startQuery(ctx context.Context, q *srcQuerier) error {
+func (t *Task) startQuery(ctx context.Context, q *srcQuerier) error {
 	if q.lookupTS {
 		if err := t.resolveTimestamp(ctx, q); err != nil {
 			return err
@@ -614,7 +614,7 @@ func srcFieldNames(m *srcMapping) string {
 
 // row reads the next row of q's result into a struct: st when it is of
 // the result's schema, else a new one; ok is false at the end.
-func (t *SourceTask) row(q *srcQuerier, st *connect.Struct) (r srcRow, ok bool, err error) {
+func (t *Task) row(q *srcQuerier, st *connect.Struct) (r srcRow, ok bool, err error) {
 	if st != nil && st.Schema() == q.m.schema {
 		// Its values are filled again by this row's.
 		q.res.recycle(st)
@@ -650,7 +650,7 @@ func (t *SourceTask) row(q *srcQuerier, st *connect.Struct) (r srcRow, ok bool, 
 
 // read turns up to batch.max.rows rows into records, in a batch the
 // runtime released when there is one.
-func (t *SourceTask) read(q *srcQuerier) ([]*connect.SourceRecord, error) {
+func (t *Task) read(q *srcQuerier) ([]*connect.SourceRecord, error) {
 	batch := t.cfg.batchMaxRows
 	b := t.takeBatch()
 	timestampOnly := q.mode == srcModeTimestamp
@@ -757,7 +757,7 @@ func (b *srcBatch) slot(i, batch int) *connect.SourceRecord {
 }
 
 // takeBatch returns a released batch, emptied, or a new one.
-func (t *SourceTask) takeBatch() *srcBatch {
+func (t *Task) takeBatch() *srcBatch {
 	t.batchMu.Lock()
 	defer t.batchMu.Unlock()
 	if n := len(t.free); n > 0 {
@@ -770,14 +770,14 @@ func (t *SourceTask) takeBatch() *srcBatch {
 }
 
 // giveBack keeps b for the next read, if fewer than srcFreeBatches are.
-func (t *SourceTask) giveBack(b *srcBatch) {
+func (t *Task) giveBack(b *srcBatch) {
 	t.batchMu.Lock()
 	defer t.batchMu.Unlock()
 	t.keepFree(b)
 }
 
 // keepFree is giveBack with batchMu held.
-func (t *SourceTask) keepFree(b *srcBatch) {
+func (t *Task) keepFree(b *srcBatch) {
 	if len(t.free) < srcFreeBatches {
 		t.free = append(t.free, b)
 	}
@@ -785,7 +785,7 @@ func (t *SourceTask) keepFree(b *srcBatch) {
 
 // ReleaseRecords implements connect.RecordReleaser: the runtime is done
 // with a batch read returned, whose memory the next read fills.
-func (t *SourceTask) ReleaseRecords(recs []*connect.SourceRecord) {
+func (t *Task) ReleaseRecords(recs []*connect.SourceRecord) {
 	if len(recs) == 0 {
 		return
 	}
@@ -804,14 +804,14 @@ func (t *SourceTask) ReleaseRecords(recs []*connect.SourceRecord) {
 
 // idle lets the collector have the released batches while no table is
 // due: a task waiting for new rows holds no memory for them.
-func (t *SourceTask) idle() {
+func (t *Task) idle() {
 	t.batchMu.Lock()
 	defer t.batchMu.Unlock()
 	t.free = nil
 }
 
 // advance moves q's offset to the row's, in the incrementing modes.
-func (t *SourceTask) advance(q *srcQuerier, r srcRow) error {
+func (t *Task) advance(q *srcQuerier, r srcRow) error {
 	if q.mode == srcModeBulk {
 		return nil
 	}
@@ -875,7 +875,7 @@ func (q *srcQuerier) incScaleFatal() error {
 }
 
 // Stop closes the result and the connection.
-func (t *SourceTask) Stop() error {
+func (t *Task) Stop() error {
 	// Cancel first: closing a result read halfway would otherwise read
 	// the rest of it.
 	t.mu.Lock()

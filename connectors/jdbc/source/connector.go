@@ -1,4 +1,4 @@
-package jdbc
+package source
 
 import (
 	"context"
@@ -16,11 +16,11 @@ import (
 	"github.com/connectd/connectd/connectors/jdbc/internal/jdbcdb"
 )
 
-// SourceConnector is Confluent's JdbcSourceConnector: it lists the tables
+// Connector is Confluent's JdbcSourceConnector: it lists the tables
 // its settings select, splits them among its tasks, and lists them again
 // every table.poll.interval.ms, asking for new task configs when the set
 // changed. With "query" it makes one task running the query.
-type SourceConnector struct {
+type Connector struct {
 	mu     sync.Mutex
 	props  map[string]string
 	cfg    *srcConfig
@@ -34,26 +34,26 @@ type SourceConnector struct {
 }
 
 var (
-	_ connect.SourceConnector     = (*SourceConnector)(nil)
-	_ connect.SourceOffsetAlterer = (*SourceConnector)(nil)
-	_ connect.Validator           = (*SourceConnector)(nil)
+	_ connect.SourceConnector     = (*Connector)(nil)
+	_ connect.SourceOffsetAlterer = (*Connector)(nil)
+	_ connect.Validator           = (*Connector)(nil)
 )
 
 // Version implements connect.Connector.
-func (c *SourceConnector) Version() string { return SourceVersion }
+func (c *Connector) Version() string { return Version }
 
 // Config implements connect.Connector.
-func (c *SourceConnector) Config() *connect.ConfigDef { return SourceConnectorConfig() }
+func (c *Connector) Config() *connect.ConfigDef { return ConfigDef() }
 
 // TaskClass implements connect.Connector.
-func (c *SourceConnector) TaskClass() string { return SourceTaskClass }
+func (c *Connector) TaskClass() string { return TaskClass }
 
 // NewTask implements connect.SourceConnector.
-func (c *SourceConnector) NewTask() connect.SourceTask { return NewSourceTask() }
+func (c *Connector) NewTask() connect.SourceTask { return NewTask() }
 
 // Start checks the config, connects, lists the tables and starts watching
 // them.
-func (c *SourceConnector) Start(ctx connect.ConnectorContext, config map[string]string) error {
+func (c *Connector) Start(ctx connect.ConnectorContext, config map[string]string) error {
 	cfg, err := parseSourceConfig(config)
 	if err != nil {
 		return fmt.Errorf("Couldn't start JdbcSourceConnector due to configuration error: %w", err)
@@ -90,7 +90,7 @@ func (c *SourceConnector) Start(ctx connect.ConnectorContext, config map[string]
 	return nil
 }
 
-func (c *SourceConnector) listTables(conn *srcConn) ([]jdbcdb.TableID, error) {
+func (c *Connector) listTables(conn *srcConn) ([]jdbcdb.TableID, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	all, err := conn.tables(ctx, c.cfg.catalogPattern, c.cfg.schemaPattern, c.cfg.tableTypes)
@@ -103,7 +103,7 @@ func (c *SourceConnector) listTables(conn *srcConn) ([]jdbcdb.TableID, error) {
 // monitor lists the tables again every table.poll.interval.ms, as
 // Confluent's TableMonitorThread, and asks for new task configs when they
 // changed. A failed listing is logged and tried again at the next tick.
-func (c *SourceConnector) monitor(ctx connect.ConnectorContext, stop, done chan struct{}) {
+func (c *Connector) monitor(ctx connect.ConnectorContext, stop, done chan struct{}) {
 	defer close(done)
 	var conn *srcConn
 	defer func() { conn.close() }()
@@ -163,7 +163,7 @@ func (c *SourceConnector) monitor(ctx connect.ConnectorContext, stop, done chan 
 // TaskConfigs splits the tables among up to maxTasks tasks, as Confluent's
 // ConnectorUtils.groupPartitions does (contiguous groups, the first ones
 // one table larger); with a query, one task.
-func (c *SourceConnector) TaskConfigs(maxTasks int) ([]map[string]string, error) {
+func (c *Connector) TaskConfigs(maxTasks int) ([]map[string]string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.cfg == nil {
@@ -237,7 +237,7 @@ func srcDuplicateNames(cfg *srcConfig, tables []jdbcdb.TableID) error {
 }
 
 // Stop stops watching the tables.
-func (c *SourceConnector) Stop() error {
+func (c *Connector) Stop() error {
 	if c.stop != nil {
 		close(c.stop)
 		<-c.done
@@ -250,8 +250,8 @@ func (c *SourceConnector) Stop() error {
 // Confluent's JdbcSourceConnectorValidation: the mode's columns, the table
 // settings, that the database answers, that the query is valid, and that
 // the selected tables and their columns exist.
-func (c *SourceConnector) Validate(config map[string]string) map[string][]string {
-	for _, v := range SourceConnectorConfig().Validate(config) {
+func (c *Connector) Validate(config map[string]string) map[string][]string {
+	for _, v := range ConfigDef().Validate(config) {
 		if len(v.Errors) > 0 {
 			return nil // reported per key by the runtime
 		}
@@ -359,9 +359,9 @@ func (c *srcConn) prepare(ctx context.Context, q string) error {
 // Confluent's shapes, offsets with Confluent's keys holding integers (it
 // casts them to Long), and in incrementing (timestamp) mode an incrementing
 // (timestamp) value. A null offset (a reset) is always allowed.
-func (c *SourceConnector) AlterOffsets(config map[string]string, offsets []connect.SourceOffset) (bool, error) {
+func (c *Connector) AlterOffsets(config map[string]string, offsets []connect.SourceOffset) (bool, error) {
 	mode := ""
-	if pc, err := SourceConnectorConfig().Parse(config); err == nil {
+	if pc, err := ConfigDef().Parse(config); err == nil {
 		mode = pc.String(srcMode)
 	}
 	for _, o := range offsets {
@@ -376,18 +376,18 @@ func (c *SourceConnector) AlterOffsets(config map[string]string, offsets []conne
 		}
 		if len(o.Offset) == 0 {
 			return false, fmt.Errorf("Offset objects should either be null or contain at least one of the keys '%s', '%s' "+
-				"(with '%s')", SourceOffsetIncrementing, SourceOffsetTimestamp, SourceOffsetTimestampNanos)
+				"(with '%s')", OffsetIncrementing, OffsetTimestamp, OffsetTimestampNanos)
 		}
 		for k := range o.Offset {
 			switch k {
-			case SourceOffsetIncrementing, SourceOffsetTimestamp, SourceOffsetTimestampNanos:
+			case OffsetIncrementing, OffsetTimestamp, OffsetTimestampNanos:
 			default:
 				return false, fmt.Errorf("Unknown key '%s' in the offset of partition %v: the JDBC source's offsets have "+
-					"the keys '%s', '%s' and '%s'", k, o.Partition, SourceOffsetIncrementing, SourceOffsetTimestamp,
-					SourceOffsetTimestampNanos)
+					"the keys '%s', '%s' and '%s'", k, o.Partition, OffsetIncrementing, OffsetTimestamp,
+					OffsetTimestampNanos)
 			}
 		}
-		for _, k := range []string{SourceOffsetIncrementing, SourceOffsetTimestamp, SourceOffsetTimestampNanos} {
+		for _, k := range []string{OffsetIncrementing, OffsetTimestamp, OffsetTimestampNanos} {
 			if v, ok := o.Offset[k]; ok {
 				if v == nil {
 					return false, fmt.Errorf("The value for the '%s' key in the offset is expected to be a Long value, got null", k)
@@ -397,21 +397,21 @@ func (c *SourceConnector) AlterOffsets(config map[string]string, offsets []conne
 				}
 			}
 		}
-		if _, ok := o.Offset[SourceOffsetTimestampNanos]; ok {
-			if _, ok := o.Offset[SourceOffsetTimestamp]; !ok {
-				return false, fmt.Errorf("The offset has '%s' without '%s'", SourceOffsetTimestampNanos, SourceOffsetTimestamp)
+		if _, ok := o.Offset[OffsetTimestampNanos]; ok {
+			if _, ok := o.Offset[OffsetTimestamp]; !ok {
+				return false, fmt.Errorf("The offset has '%s' without '%s'", OffsetTimestampNanos, OffsetTimestamp)
 			}
 		}
 		if _, err := srcOffsetFromMap(o.Offset); err != nil {
 			return false, err
 		}
-		_, hasInc := o.Offset[SourceOffsetIncrementing]
-		_, hasTS := o.Offset[SourceOffsetTimestamp]
+		_, hasInc := o.Offset[OffsetIncrementing]
+		_, hasTS := o.Offset[OffsetTimestamp]
 		switch {
 		case mode == srcModeIncrementing && !hasInc:
-			return false, fmt.Errorf("The connector's mode is '%s': its offsets need the key '%s'", mode, SourceOffsetIncrementing)
+			return false, fmt.Errorf("The connector's mode is '%s': its offsets need the key '%s'", mode, OffsetIncrementing)
 		case mode == srcModeTimestamp && !hasTS:
-			return false, fmt.Errorf("The connector's mode is '%s': its offsets need the key '%s'", mode, SourceOffsetTimestamp)
+			return false, fmt.Errorf("The connector's mode is '%s': its offsets need the key '%s'", mode, OffsetTimestamp)
 		case mode == srcModeBulk:
 			return false, errors.New("The connector's mode is 'bulk', which reads whole tables and keeps no offsets: only " +
 				"null offsets can be written")
@@ -421,24 +421,24 @@ func (c *SourceConnector) AlterOffsets(config map[string]string, offsets []conne
 }
 
 func srcCheckPartition(p map[string]any) error {
-	if q, ok := p[SourcePartitionQueryKey]; ok {
-		if len(p) != 1 || q != SourcePartitionQueryValue {
-			return fmt.Errorf(`The partition of a query is {"%s":"%s"}; got %v`, SourcePartitionQueryKey, SourcePartitionQueryValue, p)
+	if q, ok := p[PartitionQueryKey]; ok {
+		if len(p) != 1 || q != PartitionQueryValue {
+			return fmt.Errorf(`The partition of a query is {"%s":"%s"}; got %v`, PartitionQueryKey, PartitionQueryValue, p)
 		}
 		return nil
 	}
-	t, ok := p[SourcePartitionTableKey].(string)
+	t, ok := p[PartitionTableKey].(string)
 	if !ok || t == "" {
 		return fmt.Errorf(`Partition objects should contain the key '%s' with a table name (as in {"%s":"%s","%s":"schema.table"}) `+
-			`or be {"%s":"%s"}; got %v`, SourcePartitionTableKey, SourcePartitionProtocolKey, SourcePartitionProtocolV1,
-			SourcePartitionTableKey, SourcePartitionQueryKey, SourcePartitionQueryValue, p)
+			`or be {"%s":"%s"}; got %v`, PartitionTableKey, PartitionProtocolKey, PartitionProtocolV1,
+			PartitionTableKey, PartitionQueryKey, PartitionQueryValue, p)
 	}
 	for k, v := range p {
 		switch k {
-		case SourcePartitionTableKey:
-		case SourcePartitionProtocolKey:
-			if v != SourcePartitionProtocolV1 {
-				return fmt.Errorf(`The '%s' of a partition must be the string "%s"; got %v`, SourcePartitionProtocolKey, SourcePartitionProtocolV1, v)
+		case PartitionTableKey:
+		case PartitionProtocolKey:
+			if v != PartitionProtocolV1 {
+				return fmt.Errorf(`The '%s' of a partition must be the string "%s"; got %v`, PartitionProtocolKey, PartitionProtocolV1, v)
 			}
 		default:
 			return fmt.Errorf("Unknown key '%s' in partition %v", k, p)
