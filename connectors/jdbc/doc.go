@@ -20,4 +20,5 @@
 // the JDBC URLs and the hand-over of released connections, is
 // internal/jdbcdb, below both, so that neither imports the other nor
 // this package; internal/jdbctest gives their tests the databases.
+// pgbinary decodes PostgreSQL's binary wire values for the source.
 package jdbc

@@ -23,6 +23,7 @@ import (
 
 	"github.com/connectd/connectd/connect"
 	"github.com/connectd/connectd/connectors/jdbc/internal/jdbcdb"
+	"github.com/connectd/connectd/connectors/jdbc/pgbinary"
 )
 
 // srcKind is the Connect value a result column is turned into.
@@ -1106,34 +1107,27 @@ func srcPGPrim(f *srcField, b []byte, loc *time.Location, arena *srcArena) (conn
 		if f.kind != srcDecimal {
 			return connect.Value{}, false
 		}
-		if v, ok := srcPGNumeric64(f, b); ok {
+		if v, ok := pgbinary.Numeric64(b, f.scale); ok {
 			return connect.DecimalValue(v, f.scale), true
 		}
 		return connect.Value{}, false
-	}
-	if len(b) != 8 {
-		return connect.Value{}, false // null, or srcPGDecode's error
-	}
-	v := int64(binary.BigEndian.Uint64(b))
-	switch f.pgOID {
 	case pgtype.Int8OID:
-		return connect.Int64Value(v), true
+		if len(b) != 8 {
+			return connect.Value{}, false // null, or srcPGDecode's error
+		}
+		return connect.Int64Value(int64(binary.BigEndian.Uint64(b))), true
 	case pgtype.TimestampOID, pgtype.TimestamptzOID:
 		if f.pgOID == pgtype.TimestampOID && loc != time.UTC {
 			return connect.Value{}, false
 		}
-		// Microseconds since 2000, to nanoseconds since 1970, when that
-		// does not overflow (the infinities do, and are refused boxed).
-		us := v + srcPGEpochMicros
-		if v > math.MaxInt64-srcPGEpochMicros || us > math.MaxInt64/1000 || us < math.MinInt64/1000 {
-			return connect.Value{}, false
+		// The infinities, and the instants nanoseconds since 1970 cannot
+		// hold, are read boxed (and the infinities refused).
+		if ns, ok := pgbinary.UnixNano(b); ok {
+			return connect.UnixNanoValue(ns), true
 		}
-		return connect.UnixNanoValue(us * 1000), true
 	}
 	return connect.Value{}, false
 }
-
-var srcPGEpochMicros = srcPGEpoch.UnixMicro()
 
 func (r *srcPGResult) next(vals []connect.Value) bool {
 	if r.fail != nil || !r.rows.Next() {
@@ -1250,79 +1244,41 @@ func srcPGFast(f *srcField, format int16) bool {
 	return false
 }
 
-// srcPGEpoch is PostgreSQL's epoch for dates and timestamps.
-var srcPGEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
-
 // srcPGDecode decodes a binary (or text, for strings) PostgreSQL value.
 func srcPGDecode(f *srcField, b []byte, loc *time.Location, decs *srcDecimals) (any, error) {
 	if b == nil {
 		return nil, nil
 	}
-	be := func(n int) error {
-		if len(b) != n {
-			return fmt.Errorf("a %d-byte value where %d bytes were expected", len(b), n)
-		}
-		return nil
-	}
 	switch f.pgOID {
 	case pgtype.TextOID, pgtype.VarcharOID, pgtype.BPCharOID, pgtype.NameOID:
 		return string(b), nil
 	case pgtype.Int8OID:
-		if err := be(8); err != nil {
-			return nil, err
-		}
-		return int64(binary.BigEndian.Uint64(b)), nil
+		return srcBoxed(pgbinary.Int8(b))
 	case pgtype.Int4OID:
-		if err := be(4); err != nil {
-			return nil, err
-		}
-		return int32(binary.BigEndian.Uint32(b)), nil
+		return srcBoxed(pgbinary.Int4(b))
 	case pgtype.Int2OID:
-		if err := be(2); err != nil {
-			return nil, err
-		}
-		return int16(binary.BigEndian.Uint16(b)), nil
+		return srcBoxed(pgbinary.Int2(b))
 	case pgtype.BoolOID:
-		if err := be(1); err != nil {
-			return nil, err
-		}
-		return b[0] != 0, nil
+		return srcBoxed(pgbinary.Bool(b))
 	case pgtype.Float4OID:
-		if err := be(4); err != nil {
-			return nil, err
-		}
-		return math.Float32frombits(binary.BigEndian.Uint32(b)), nil
+		return srcBoxed(pgbinary.Float4(b))
 	case pgtype.Float8OID:
-		if err := be(8); err != nil {
-			return nil, err
-		}
-		return math.Float64frombits(binary.BigEndian.Uint64(b)), nil
+		return srcBoxed(pgbinary.Float8(b))
 	case pgtype.ByteaOID:
 		return bytes.Clone(b), nil
 	case pgtype.DateOID:
-		if err := be(4); err != nil {
-			return nil, err
-		}
-		days := int32(binary.BigEndian.Uint32(b))
-		if days == math.MaxInt32 || days == math.MinInt32 {
-			return nil, fmt.Errorf("the date is infinite, which a Connect Date cannot hold")
-		}
-		return srcPGEpoch.AddDate(0, 0, int(days)), nil
+		return srcBoxed(pgbinary.Date(b))
 	case pgtype.TimeOID:
-		if err := be(8); err != nil {
+		d, err := pgbinary.Time(b)
+		if err != nil {
 			return nil, err
 		}
-		us := int64(binary.BigEndian.Uint64(b))
-		return srcTimeOfDay(time.Date(1970, 1, 1, 0, 0, 0, 0, loc).Add(time.Duration(us) * time.Microsecond)), nil
+		return srcTimeOfDay(time.Date(1970, 1, 1, 0, 0, 0, 0, loc).Add(d)), nil
 	case pgtype.TimestampOID, pgtype.TimestamptzOID:
-		if err := be(8); err != nil {
+		t, err := pgbinary.Timestamp(b)
+		if err != nil {
 			return nil, err
 		}
-		us := int64(binary.BigEndian.Uint64(b))
-		if us == math.MaxInt64 || us == math.MinInt64 {
-			return nil, fmt.Errorf("the timestamp is infinite, which a Connect Timestamp cannot hold")
-		}
-		t := time.UnixMicro(us + srcPGEpoch.UnixMicro()).UTC()
 		if f.pgOID == pgtype.TimestampOID && loc != time.UTC {
 			return srcWallClock(t, loc), nil
 		}
@@ -1331,6 +1287,15 @@ func srcPGDecode(f *srcField, b []byte, loc *time.Location, decs *srcDecimals) (
 		return srcPGNumeric(f, b, decs)
 	}
 	return nil, fmt.Errorf("no binary decoder for type oid %d", f.pgOID)
+}
+
+// srcBoxed is a decoded value, boxed, or its error with no value: a
+// failed decoder's zero would otherwise box as a value.
+func srcBoxed[T any](v T, err error) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // srcDecimalBox holds a Decimal and its small unscaled value in one
@@ -1400,150 +1365,22 @@ func srcSmallDecimal(v int64, scale int32) *connect.Decimal {
 	return &box.d
 }
 
-var srcPow10 = func() (p [19]int64) {
-	p[0] = 1
-	for i := 1; i < len(p); i++ {
-		p[i] = p[i-1] * 10
-	}
-	return
-}()
-
-// srcPGNumeric decodes PostgreSQL's binary numeric (srcPGNumericHead) as
-// f's kind: through an int64 when its value fits one, else a big.Int.
+// srcPGNumeric decodes PostgreSQL's binary numeric (pgbinary.ParseNumeric)
+// as f's kind: through an int64 when its value fits one, else a big.Int.
 func srcPGNumeric(f *srcField, b []byte, decs *srcDecimals) (any, error) {
-	if v, ok := srcPGNumeric64(f, b); ok {
-		if f.kind == srcDecimal {
+	switch f.kind {
+	case srcDecimal:
+		if v, ok := pgbinary.Numeric64(b, f.scale); ok {
 			return decs.small(v, f.scale), nil
 		}
-		return srcNarrow(f.kind, v)
+	case srcInt8, srcInt16, srcInt32, srcInt64:
+		if v, ok := pgbinary.Numeric64(b, 0); ok {
+			return srcNarrow(f.kind, v)
+		}
 	}
-	n, err := srcPGNumericHead(b)
+	n, err := pgbinary.ParseNumeric(b)
 	if err != nil {
 		return nil, err
 	}
-	u := new(big.Int)
-	w := big.NewInt(10000)
-	for i := range n.ndigits {
-		u.Mul(u, w)
-		u.Add(u, big.NewInt(int64(n.digit(i))))
-	}
-	if n.neg {
-		u.Neg(u)
-	}
-	return srcFromDecimal(f, u, n.scale)
-}
-
-// srcPGNum is a binary numeric whose header was checked: ndigits
-// base-10000 digits after the 8-byte header of b, read as one integer of
-// the given scale.
-type srcPGNum struct {
-	b       []byte
-	ndigits int
-	scale   int32
-	neg     bool
-}
-
-func (n srcPGNum) digit(i int) uint16 { return binary.BigEndian.Uint16(n.b[8+2*i:]) }
-
-// srcPGNumericHead checks PostgreSQL's binary numeric header: ndigits,
-// weight, sign, dscale, then base-10000 digits, the first of weight
-// 10000^weight.
-func srcPGNumericHead(b []byte) (srcPGNum, error) {
-	if len(b) < 8 {
-		return srcPGNum{}, fmt.Errorf("a %d-byte numeric", len(b))
-	}
-	ndigits := int(int16(binary.BigEndian.Uint16(b)))
-	weight := int(int16(binary.BigEndian.Uint16(b[2:])))
-	sign := binary.BigEndian.Uint16(b[4:])
-	if sign != 0 && sign != 0x4000 {
-		return srcPGNum{}, fmt.Errorf("the value is NaN or infinite, which Connect numbers cannot hold")
-	}
-	if len(b) != 8+2*ndigits {
-		return srcPGNum{}, fmt.Errorf("a %d-byte numeric of %d digits", len(b), ndigits)
-	}
-	n := srcPGNum{b: b, ndigits: ndigits, neg: sign == 0x4000}
-	if ndigits > 0 {
-		n.scale = int32(4 * (ndigits - 1 - weight))
-	}
-	return n, nil
-}
-
-// srcPGNumeric64 is b, a binary numeric that srcPGNumericHead accepts,
-// as an int64 at the scale f's kind needs (srcRescale64), when it has at
-// most four base-10000 digits (16 decimal digits) and the rescale is
-// exact; ok is false otherwise, and for a null. It reads the header and
-// the digits in one pass, for it runs for nearly every value of a row.
-func srcPGNumeric64(f *srcField, b []byte) (int64, bool) {
-	var to int
-	switch f.kind {
-	case srcDecimal:
-		to = int(f.scale)
-	case srcInt8, srcInt16, srcInt32, srcInt64:
-	default:
-		return 0, false
-	}
-	if len(b) < 8 {
-		return 0, false
-	}
-	head := binary.BigEndian.Uint64(b)
-	ndigits, weight, sign := int(int16(head>>48)), int(int16(head>>32)), uint16(head>>16)
-	if ndigits > 4 || len(b) != 8+2*ndigits || sign&^0x4000 != 0 {
-		return 0, false
-	}
-	var u int64
-	for i := 8; i < len(b); i += 2 {
-		u = u*10000 + int64(binary.BigEndian.Uint16(b[i:]))
-	}
-	if sign != 0 {
-		u = -u
-	}
-	from := 0
-	if ndigits > 0 {
-		from = 4 * (ndigits - 1 - weight)
-	}
-	// The digits are base 10000, so a value usually comes with a scale a
-	// few places above the column's: those divisors are constants here.
-	switch to - from {
-	case 0:
-		return u, true
-	case -1:
-		return u / 10, u%10 == 0
-	case -2:
-		return u / 100, u%100 == 0
-	case -3:
-		return u / 1000, u%1000 == 0
-	}
-	return srcRescale64(u, int32(from), f)
-}
-
-// srcRescale64 rescales u (of scale from) to the scale f's kind needs when
-// that is exact and fits an int64; ok is false otherwise (the caller then
-// takes the general path, which rounds or refuses).
-func srcRescale64(u int64, from int32, f *srcField) (int64, bool) {
-	var to int32
-	switch f.kind {
-	case srcDecimal:
-		to = f.scale
-	case srcInt8, srcInt16, srcInt32, srcInt64:
-		to = 0
-	default:
-		return 0, false
-	}
-	switch d := int(to) - int(from); {
-	case d == 0:
-		return u, true
-	case d > 0 && d < len(srcPow10):
-		p := srcPow10[d]
-		if u > math.MaxInt64/p || u < math.MinInt64/p {
-			return 0, false
-		}
-		return u * p, true
-	case d < 0 && -d < len(srcPow10):
-		p := srcPow10[-d]
-		if u%p != 0 {
-			return 0, false
-		}
-		return u / p, true
-	}
-	return 0, false
+	return srcFromDecimal(f, n.Unscaled(), n.Scale)
 }

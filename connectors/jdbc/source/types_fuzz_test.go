@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbctest"
 )
 
 // srcFuzzOIDs are the types the PostgreSQL reader decodes from their
@@ -22,7 +23,7 @@ var srcFuzzOIDs = []uint32{pgtype.TextOID, pgtype.Int8OID, pgtype.Int4OID, pgtyp
 func FuzzSourcePGBinary(f *testing.F) {
 	be := func(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
 	for _, s := range []string{"123.45", "-0.01", "0", "1.5", "-999999999999.99", "12345678901234567.89", "NaN"} {
-		b := srcPGNumericBytes(f, s)
+		b := jdbctest.PGNumeric(f, s)
 		f.Add(uint8(12), uint8(2), false, b)
 		f.Add(uint8(12), uint8(0), true, b)
 	}

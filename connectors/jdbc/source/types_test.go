@@ -14,6 +14,7 @@ import (
 	"github.com/connectd/connectd/connect"
 	"github.com/connectd/connectd/connectors/jdbc/internal/jdbcdb"
 	"github.com/connectd/connectd/connectors/jdbc/internal/jdbctest"
+	"github.com/connectd/connectd/connectors/jdbc/pgbinary"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
@@ -289,7 +290,7 @@ func TestSourceValueErrorsFailTheTask(t *testing.T) {
 func TestSourcePGPrim(t *testing.T) {
 	be := func(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
 	// PostgreSQL's microseconds since 2000 of an instant.
-	pgMicros := func(tm time.Time) int64 { return tm.UnixMicro() - srcPGEpoch.UnixMicro() }
+	pgMicros := func(tm time.Time) int64 { return tm.UnixMicro() - pgbinary.Epoch.UnixMicro() }
 	maxNanos := time.Unix(0, math.MaxInt64).UTC().Truncate(time.Microsecond)
 	minNanos := time.Unix(0, math.MinInt64).UTC().Truncate(time.Microsecond).Add(time.Microsecond)
 	ny, err := time.LoadLocation("America/New_York")
@@ -319,7 +320,7 @@ func TestSourcePGPrim(t *testing.T) {
 		// db.timezone: a TIMESTAMP is a wall clock there, a TIMESTAMPTZ
 		// an instant still.
 		{"timestamp, db.timezone", tsF, be(0), ny, connect.Value{}, false},
-		{"timestamptz, db.timezone", tstzF, be(0), ny, connect.UnixNanoValue(srcPGEpoch.UnixNano()), true},
+		{"timestamptz, db.timezone", tstzF, be(0), ny, connect.UnixNanoValue(pgbinary.Epoch.UnixNano()), true},
 		{"text", &srcField{pgOID: pgtype.TextOID}, []byte("customer-1"), time.UTC, connect.StringValue("customer-1"), true},
 		{"empty varchar", &srcField{pgOID: pgtype.VarcharOID}, []byte{}, time.UTC, connect.StringValue(""), true},
 		{"null text", &srcField{pgOID: pgtype.TextOID}, nil, time.UTC, connect.Value{}, false},
@@ -339,7 +340,7 @@ func srcValueText(v connect.Value) string { return v.Kind().String() + " " + v.S
 // A NUMERIC read as a Decimal is a connect.DecimalValue when the boxed
 // decoder would take its int64 path, and then holds what that path gives.
 func TestSourcePGPrimNumeric(t *testing.T) {
-	enc := func(s string) []byte { return srcPGNumericBytes(t, s) }
+	enc := func(s string) []byte { return jdbctest.PGNumeric(t, s) }
 	dec2 := &srcField{pgOID: pgtype.NumericOID, kind: srcDecimal, scale: 2}
 	dec0 := &srcField{pgOID: pgtype.NumericOID, kind: srcDecimal, scale: 0}
 	dec1 := &srcField{pgOID: pgtype.NumericOID, kind: srcDecimal, scale: 1}
@@ -385,21 +386,6 @@ func TestSourcePGPrimNumeric(t *testing.T) {
 	if _, ok := srcPGPrim(dec2, nil, time.UTC, &srcArena{}); ok {
 		t.Error("a null NUMERIC was unboxed")
 	}
-}
-
-// srcPGNumericBytes is PostgreSQL's binary form of the NUMERIC s, as pgx
-// encodes it.
-func srcPGNumericBytes(tb testing.TB, s string) []byte {
-	tb.Helper()
-	var n pgtype.Numeric
-	if err := n.Scan(s); err != nil {
-		tb.Fatal(err)
-	}
-	b, err := pgtype.NewMap().Encode(pgtype.NumericOID, pgtype.BinaryFormatCode, n, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return b
 }
 
 // The arena's strings are copies: the row buffer they came from is

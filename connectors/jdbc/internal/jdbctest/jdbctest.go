@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgtype"
+
 	"github.com/connectd/connectd/connectors/jdbc/internal/jdbcdb"
 )
 
@@ -145,4 +147,19 @@ func HeldPIDs[T any](p *jdbcdb.HandOver[T], db *DB, pid func(T) uint32) []uint32
 		pids = append(pids, pid(v))
 	}
 	return pids
+}
+
+// PGNumeric is PostgreSQL's binary form of the NUMERIC s, as pgx
+// encodes it.
+func PGNumeric(tb testing.TB, s string) []byte {
+	tb.Helper()
+	var n pgtype.Numeric
+	if err := n.Scan(s); err != nil {
+		tb.Fatal(err)
+	}
+	b, err := pgtype.NewMap().Encode(pgtype.NumericOID, pgtype.BinaryFormatCode, n, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
 }
