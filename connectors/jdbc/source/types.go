@@ -1111,10 +1111,12 @@ func srcPGPrim(f *srcField, b []byte, loc *time.Location, arena *srcArena) (conn
 			return connect.DecimalValue(v, f.scale), true
 		}
 		return connect.Value{}, false
+	}
+	if len(b) != 8 {
+		return connect.Value{}, false // null, or srcPGDecode's error
+	}
+	switch f.pgOID {
 	case pgtype.Int8OID:
-		if len(b) != 8 {
-			return connect.Value{}, false // null, or srcPGDecode's error
-		}
 		return connect.Int64Value(int64(binary.BigEndian.Uint64(b))), true
 	case pgtype.TimestampOID, pgtype.TimestamptzOID:
 		if f.pgOID == pgtype.TimestampOID && loc != time.UTC {
