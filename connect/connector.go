@@ -154,6 +154,10 @@ type SinkTaskContext interface {
 	SetOffset(tp TopicPartition, offset int64)
 	// RequestCommit asks for an offset commit soon.
 	RequestCommit()
+	// ErrantRecordReporter returns the connector's reporter of records
+	// the task cannot write, or nil when it has no dead letter queue and
+	// no error log (see ErrantRecordReporter).
+	ErrantRecordReporter() ErrantRecordReporter
 }
 
 // SourceOffset is one source partition and its offset in an alter request.

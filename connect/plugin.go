@@ -32,8 +32,10 @@ type Plugin struct {
 	// Aliases are short names beyond those derived from the class name
 	// (see Aliases), for plugins known by another name.
 	Aliases []string
-	// New returns a fresh instance: a SourceConnector, a SinkConnector or
-	// a Converter, as Type says.
+	// New returns a fresh instance: a SourceConnector, a SinkConnector, a
+	// Converter, a HeaderConverter, a Transformation or a Predicate, as
+	// Type says. A class that is both a Converter and a HeaderConverter
+	// (as Kafka's JsonConverter is) is given once for each type.
 	New func() any
 }
 
@@ -45,19 +47,22 @@ type PluginSet struct {
 	plugins []Plugin // sorted by class name
 }
 
-// NewPluginSet makes a set of the given plugins. A class given twice, or a
-// plugin without a class or a New, is an error naming it.
+// NewPluginSet makes a set of the given plugins. A class given twice with
+// one type, or a plugin without a class or a New, is an error naming it.
 func NewPluginSet(plugins ...Plugin) (*PluginSet, error) {
 	s := &PluginSet{plugins: slices.Clone(plugins)}
-	sort.Slice(s.plugins, func(i, j int) bool { return s.plugins[i].Class < s.plugins[j].Class })
+	sort.SliceStable(s.plugins, func(i, j int) bool { return s.plugins[i].Class < s.plugins[j].Class })
 	for i, p := range s.plugins {
 		switch {
 		case p.Class == "":
 			return nil, fmt.Errorf("a %s plugin has no class name", p.Type)
 		case p.New == nil:
 			return nil, fmt.Errorf("plugin %s has no New function", p.Class)
-		case i > 0 && s.plugins[i-1].Class == p.Class:
-			return nil, fmt.Errorf("plugin %s is given twice", p.Class)
+		}
+		for _, q := range s.plugins[:i] {
+			if q.Class == p.Class && q.Type == p.Type {
+				return nil, fmt.Errorf("plugin %s is given twice as a %s", p.Class, p.Type)
+			}
 		}
 	}
 	return s, nil
@@ -66,27 +71,51 @@ func NewPluginSet(plugins ...Plugin) (*PluginSet, error) {
 // Plugins returns the set's plugins, sorted by class name.
 func (s *PluginSet) Plugins() []Plugin { return slices.Clone(s.plugins) }
 
-// Lookup finds a plugin by its class name or an alias: the simple
-// class name, or the simple name without a "Connector" (or "Converter")
-// suffix, as Kafka Connect allows. An alias shared by two plugins is
-// ambiguous and matches neither.
-func (s *PluginSet) Lookup(name string) (Plugin, error) {
+// Lookup finds a plugin of one of the given types (any type when none is
+// given) by its class name or an alias: the simple class name, or the
+// simple name without a "Connector" (or "Converter") suffix, as Kafka
+// Connect allows. An alias shared by two classes is ambiguous and matches
+// neither. A class of several types matches the first of types, or
+// without types the first of the set's.
+func (s *PluginSet) Lookup(name string, types ...PluginType) (Plugin, error) {
 	var found []Plugin
 	for _, p := range s.plugins {
-		if p.Class == name {
-			return p, nil
+		if len(types) > 0 && !slices.Contains(types, p.Type) {
+			continue
 		}
-		if slices.Contains(Aliases(p.Class), name) || slices.Contains(p.Aliases, name) {
+		if p.Class == name || slices.Contains(Aliases(p.Class), name) || slices.Contains(p.Aliases, name) {
 			found = append(found, p)
 		}
 	}
-	switch len(found) {
-	case 1:
-		return found[0], nil
-	case 0:
+	if len(found) == 0 {
 		return Plugin{}, fmt.Errorf("no plugin named %s", name)
 	}
-	return Plugin{}, fmt.Errorf("more than one plugin matches the alias %s", name)
+	for _, p := range found {
+		if p.Class == name {
+			return s.firstOfType(p.Class, found, types), nil
+		}
+	}
+	for _, p := range found[1:] {
+		if p.Class != found[0].Class {
+			return Plugin{}, fmt.Errorf("more than one plugin matches the alias %s", name)
+		}
+	}
+	return s.firstOfType(found[0].Class, found, types), nil
+}
+
+// firstOfType picks, among the plugins found of one class, the one whose
+// type comes first in types.
+func (s *PluginSet) firstOfType(class string, found []Plugin, types []PluginType) Plugin {
+	best := -1
+	for i, p := range found {
+		if p.Class != class {
+			continue
+		}
+		if best < 0 || slices.Index(types, p.Type) < slices.Index(types, found[best].Type) {
+			best = i
+		}
+	}
+	return found[best]
 }
 
 // Aliases returns the short names a class may be configured by.

@@ -10,7 +10,7 @@ import (
 // in full (org.apache.kafka.connect.json.JsonConverter) or by an alias
 // (JsonConverter, Json), as key.converter and value.converter allow.
 func New(plugins *connect.PluginSet, class string, config map[string]string, isKey bool) (connect.Converter, error) {
-	p, err := plugins.Lookup(class)
+	p, err := plugins.Lookup(class, connect.PluginConverter)
 	if err != nil {
 		return nil, fmt.Errorf("Failed to find any class that implements Converter and which name matches %s: %w", class, err)
 	}

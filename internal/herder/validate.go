@@ -55,7 +55,7 @@ func converterValidator(plugins *connect.PluginSet, v any) error {
 	if s == "" {
 		return nil
 	}
-	p, err := plugins.Lookup(s)
+	p, err := plugins.Lookup(s, connect.PluginConverter)
 	if err != nil || p.Type != connect.PluginConverter {
 		return fmt.Errorf("Class %s could not be found.", s)
 	}

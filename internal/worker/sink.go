@@ -43,6 +43,8 @@ type sinkTask struct {
 	commitReq  bool
 
 	finished bool // the plugin's task was stopped: rebalance callbacks must not call it
+
+	reporter connect.ErrantRecordReporter // nil without a dead letter queue or error log
 }
 
 func (w *Worker) newSinkTask(t *Task, task connect.SinkTask, connConfig, taskConfig map[string]string) (*sinkTask, error) {
@@ -134,6 +136,9 @@ func (s *sinkTask) Assignment() []connect.TopicPartition {
 	}
 	return out
 }
+
+// ErrantRecordReporter implements connect.SinkTaskContext.
+func (s *sinkTask) ErrantRecordReporter() connect.ErrantRecordReporter { return s.reporter }
 
 // SetOffset implements connect.SinkTaskContext.
 func (s *sinkTask) SetOffset(tp connect.TopicPartition, offset int64) {

@@ -66,7 +66,7 @@ func (w *Worker) Bootstrap() []string { return w.bootstrap }
 // Instantiate returns a fresh, unstarted instance of a connector class
 // (a class name or an alias) of plugins.
 func Instantiate(plugins *connect.PluginSet, class string) (connect.Connector, connect.Plugin, error) {
-	p, err := plugins.Lookup(class)
+	p, err := plugins.Lookup(class, connect.PluginSource, connect.PluginSink)
 	if err != nil || (p.Type != connect.PluginSource && p.Type != connect.PluginSink) {
 		return nil, connect.Plugin{}, fmt.Errorf("Failed to find any class that implements Connector and which name matches %s, available connectors are: %s", class, availableConnectors(plugins))
 	}
