@@ -120,7 +120,7 @@ func TestNewPluginSetRefusesWhatItCannotRun(t *testing.T) {
 		plugins []Plugin
 		want    string
 	}{
-		{[]Plugin{thing, other, thing}, "plugin com.example.test.ThingConnector is given twice"},
+		{[]Plugin{thing, other, thing}, "plugin com.example.test.ThingConnector is given twice as a source"},
 		{[]Plugin{{Type: PluginSink, New: other.New}}, "a sink plugin has no class name"},
 		{[]Plugin{{Class: "com.example.test.NoNew", Type: PluginSource}}, "plugin com.example.test.NoNew has no New function"},
 	} {
@@ -138,5 +138,42 @@ func TestNewPluginSetRefusesWhatItCannotRun(t *testing.T) {
 	}
 	if _, err := set.Lookup("com.example.test.Missing"); err == nil || err.Error() != "no plugin named com.example.test.Missing" {
 		t.Errorf("a missing class: %v", err)
+	}
+}
+
+// A class may be given once per type, as Kafka's JsonConverter is both a
+// converter and a header converter; a lookup by type finds the one asked
+// for, and an alias shared by two classes matches neither.
+func TestPluginSetHoldsAClassOncePerType(t *testing.T) {
+	conv := Plugin{Class: "org.example.JsonConverter", Type: PluginConverter, New: func() any { return "converter" }}
+	hconv := Plugin{Class: "org.example.JsonConverter", Type: PluginHeaderConverter, New: func() any { return "header" }}
+	other := Plugin{Class: "org.other.JsonConverter", Type: PluginConverter, New: func() any { return "other" }}
+	set, err := NewPluginSet(conv, hconv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		typ  PluginType
+		want string
+	}{
+		{"org.example.JsonConverter", PluginHeaderConverter, "header"},
+		{"JsonConverter", PluginConverter, "converter"},
+		{"Json", PluginHeaderConverter, "header"},
+	} {
+		p, err := set.Lookup(c.name, c.typ)
+		if err != nil || p.New() != c.want {
+			t.Errorf("Lookup(%s, %s) = %v, %v; want %s", c.name, c.typ, p.Type, err, c.want)
+		}
+	}
+	if _, err := set.Lookup("JsonConverter", PluginSource); err == nil {
+		t.Error("a lookup of another type found a converter")
+	}
+	both, _ := NewPluginSet(conv, other)
+	if _, err := both.Lookup("JsonConverter", PluginConverter); err == nil || !strings.Contains(err.Error(), "more than one plugin") {
+		t.Errorf("an alias of two classes: %v", err)
+	}
+	if p, err := both.Lookup("org.other.JsonConverter"); err != nil || p.New() != "other" {
+		t.Errorf("a full class name among shared aliases: %v", err)
 	}
 }

@@ -706,6 +706,9 @@ func pluginConfig(plugins *connect.PluginSet, plugin string) ([]client.ConfigKey
 		def = p.New().(connect.Connector).Config().Merge(sinkDef(plugins))
 	default:
 		def = connect.NewConfigDef()
+		if c, ok := p.New().(interface{ Config() *connect.ConfigDef }); ok {
+			def = c.Config()
+		}
 	}
 	out := []client.ConfigKeyInfo{}
 	for _, k := range def.Keys() {

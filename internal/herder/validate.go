@@ -26,11 +26,11 @@ func commonDef(plugins *connect.PluginSet) *connect.ConfigDef {
 		Define(connect.ConfigKey{Name: "value.converter", Type: connect.ConfigClass, Importance: connect.Low, Doc: "Converter class used to convert between Kafka Connect format and the serialized form that is written to Kafka. When not set, the worker's is used.", Group: "Common", OrderInGroup: 6, Width: connect.WidthShort, DisplayName: "Value converter class", Validator: converterValidator}).
 		Define(connect.ConfigKey{Name: "header.converter", Type: connect.ConfigClass, Importance: connect.Low, Doc: "HeaderConverter class used to convert between Kafka Connect format and the serialized form that is written to Kafka.", Group: "Common", OrderInGroup: 7, Width: connect.WidthShort, DisplayName: "Header converter class"}).
 		Define(connect.ConfigKey{Name: "config.action.reload", Type: connect.ConfigString, Default: "restart", Validator: connect.OneOfIgnoreCase("none", "restart"), Importance: connect.Low, Doc: "The action that Connect should take on the connector when changes in external configuration providers result in a change in the connector's configuration properties.", Group: "Common", OrderInGroup: 8, Width: connect.WidthMedium, DisplayName: "Reload Action"}).
-		Define(connect.ConfigKey{Name: "transforms", Type: connect.ConfigList, Default: []string{}, Validator: noTransforms, Importance: connect.Low, Doc: "Aliases for the transformations to be applied to records.", Group: "Transforms", OrderInGroup: 1, Width: connect.WidthLong, DisplayName: "Transforms"}).
-		Define(connect.ConfigKey{Name: "predicates", Type: connect.ConfigList, Default: []string{}, Validator: noTransforms, Importance: connect.Low, Doc: "Aliases for the predicates used by transformations.", Group: "Predicates", OrderInGroup: 1, Width: connect.WidthLong, DisplayName: "Predicates"}).
+		Define(connect.ConfigKey{Name: "transforms", Type: connect.ConfigList, Default: []string{}, Validator: aliasesValidator, Importance: connect.Low, Doc: "Aliases for the transformations to be applied to records.", Group: "Transforms", OrderInGroup: 1, Width: connect.WidthLong, DisplayName: "Transforms"}).
+		Define(connect.ConfigKey{Name: "predicates", Type: connect.ConfigList, Default: []string{}, Validator: aliasesValidator, Importance: connect.Low, Doc: "Aliases for the predicates used by transformations.", Group: "Predicates", OrderInGroup: 1, Width: connect.WidthLong, DisplayName: "Predicates"}).
 		Define(connect.ConfigKey{Name: "errors.retry.timeout", Type: connect.ConfigLong, Default: int64(0), Importance: connect.Medium, Doc: "The maximum duration in milliseconds that a failed operation will be reattempted. The default is 0, which means no retries will be attempted. Use -1 for infinite retries.", Group: "Error Handling", OrderInGroup: 1, Width: connect.WidthMedium, DisplayName: "Retry Timeout for Errors"}).
 		Define(connect.ConfigKey{Name: "errors.retry.delay.max.ms", Type: connect.ConfigLong, Default: int64(60000), Importance: connect.Medium, Doc: "The maximum duration in milliseconds between consecutive retry attempts.", Group: "Error Handling", OrderInGroup: 2, Width: connect.WidthMedium, DisplayName: "Maximum Delay Between Retries for Errors"}).
-		Define(connect.ConfigKey{Name: "errors.tolerance", Type: connect.ConfigString, Default: "none", Validator: connect.OneOfIgnoreCase("none"), Importance: connect.Medium, Doc: "Behavior for tolerating errors during connector operation. 'none' is the default value and signals that any error will result in an immediate connector task failure. connectd does not yet skip problematic records ('all').", Group: "Error Handling", OrderInGroup: 3, Width: connect.WidthShort, DisplayName: "Error Tolerance"}).
+		Define(connect.ConfigKey{Name: "errors.tolerance", Type: connect.ConfigString, Default: "none", Validator: connect.OneOfIgnoreCase("none", "all"), Importance: connect.Medium, Doc: "Behavior for tolerating errors during connector operation. 'none' is the default value and signals that any error will result in an immediate connector task failure; 'all' changes the behavior to skip over problematic records.", Group: "Error Handling", OrderInGroup: 3, Width: connect.WidthShort, DisplayName: "Error Tolerance"}).
 		Define(connect.ConfigKey{Name: "errors.log.enable", Type: connect.ConfigBoolean, Default: false, Importance: connect.Medium, Doc: "If true, write each error and the details of the failed operation and problematic record to the Connect application log.", Group: "Error Handling", OrderInGroup: 4, Width: connect.WidthShort, DisplayName: "Log Errors"}).
 		Define(connect.ConfigKey{Name: "errors.log.include.messages", Type: connect.ConfigBoolean, Default: false, Importance: connect.Medium, Doc: "Whether to include in the log the Connect record that resulted in a failure.", Group: "Error Handling", OrderInGroup: 5, Width: connect.WidthShort, DisplayName: "Log Error Details"})
 }
@@ -58,15 +58,6 @@ func converterValidator(plugins *connect.PluginSet, v any) error {
 	p, err := plugins.Lookup(s, connect.PluginConverter)
 	if err != nil || p.Type != connect.PluginConverter {
 		return fmt.Errorf("Class %s could not be found.", s)
-	}
-	return nil
-}
-
-// Transformations are not there yet; refusing them beats silently writing
-// untransformed data.
-func noTransforms(v any) error {
-	if l, _ := v.([]string); len(l) > 0 {
-		return fmt.Errorf("connectd does not support single message transforms or predicates yet")
 	}
 	return nil
 }
@@ -134,7 +125,12 @@ func validate(plugins *connect.PluginSet, config map[string]string, tasksLimit i
 			infos.Groups = append(infos.Groups, k.Group)
 		}
 	}
+	base, aliasGroups, aliasChecks := enrich(plugins, base, config)
+	infos.Groups = append(infos.Groups, aliasGroups...)
 	baseValues := base.Validate(config)
+	for i := range baseValues {
+		baseValues[i].Errors = append(baseValues[i].Errors, aliasChecks[baseValues[i].Name]...)
+	}
 	if p.Type == connect.PluginSink {
 		sinkTopicChecks(config, baseValues)
 	}

@@ -100,7 +100,7 @@ func TestFailedTaskAndOnlyFailedRestart(t *testing.T) {
 	}))
 	eventually(t, "the task to fail", func() bool { return w.state("strict") == "RUNNING/FAILED" })
 	body := w.must(200, "GET", "/connectors/strict/tasks/0/status", "")
-	if !strings.Contains(body, `"state":"FAILED"`) || !strings.Contains(body, `"trace":"org.apache.kafka.connect.errors.ConnectException: converting the value of plain[0]@0`) {
+	if !strings.Contains(body, `"state":"FAILED"`) || !strings.Contains(body, `"trace":"org.apache.kafka.connect.errors.ConnectException: Tolerance exceeded in error handler: converting the value of plain[0]@0`) {
 		t.Fatalf("failed task status %s", body)
 	}
 	body = w.must(202, "POST", "/connectors/strict/restart?includeTasks=true&onlyFailed=true", "")

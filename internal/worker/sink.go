@@ -26,8 +26,10 @@ type sinkTask struct {
 	config    map[string]string
 	keyConv   connect.Converter
 	valueConv connect.Converter
-	client    *kgo.Client
-	ctx       context.Context
+	// The converters' classes, for error reports.
+	keyClass, valueClass string
+	client               *kgo.Client
+	ctx                  context.Context
 
 	// mu serializes every call into the plugin's task: the poll loop and
 	// the group's rebalance callbacks both make them.
@@ -45,19 +47,26 @@ type sinkTask struct {
 	finished bool // the plugin's task was stopped: rebalance callbacks must not call it
 
 	reporter connect.ErrantRecordReporter // nil without a dead letter queue or error log
+	chain    *chain                       // nil without transforms
+	errs     *errorHandler
 }
 
 func (w *Worker) newSinkTask(t *Task, task connect.SinkTask, connConfig, taskConfig map[string]string) (*sinkTask, error) {
-	kc, err := w.converter(connConfig, true)
+	kc, kclass, err := w.converter(connConfig, true)
 	if err != nil {
 		return nil, err
 	}
-	vc, err := w.converter(connConfig, false)
+	vc, vclass, err := w.converter(connConfig, false)
+	if err != nil {
+		return nil, err
+	}
+	ch, err := newChain(w.plugins, connConfig)
 	if err != nil {
 		return nil, err
 	}
 	st := &sinkTask{
-		Task: t, task: task, config: taskConfig, keyConv: kc, valueConv: vc,
+		Task: t, task: task, config: taskConfig, keyConv: kc, valueConv: vc, keyClass: kclass, valueClass: vclass,
+		chain: ch, errs: newErrorHandler(w.log, t.Connector, t.ID, connConfig),
 		current: map[connect.TopicPartition]int64{}, committed: map[connect.TopicPartition]int64{}, logEnd: map[connect.TopicPartition]int64{},
 		topicSeen: map[string]bool{}, assignment: map[connect.TopicPartition]bool{}, rewinds: map[connect.TopicPartition]int64{},
 	}
@@ -78,11 +87,13 @@ func (w *Worker) newSinkTask(t *Task, task connect.SinkTask, connConfig, taskCon
 	}
 	sub, err := w.subscription(connConfig, props)
 	if err != nil {
+		ch.close()
 		return nil, err
 	}
 	opts = append(opts, sub...)
 	cl, err := w.newClient(props, opts...)
 	if err != nil {
+		ch.close()
 		return nil, err
 	}
 	st.client = cl
@@ -157,6 +168,7 @@ func (s *sinkTask) RequestCommit() {
 func (s *sinkTask) run(ctx context.Context) {
 	s.ctx = ctx
 	defer close(s.done)
+	defer s.chain.close()
 	var err error
 	if err = safeCall(func() error { return s.task.Start(s, s.config) }); err == nil {
 		if paused, _ := s.pauseState(); !paused {
@@ -450,10 +462,20 @@ func (s *sinkTask) convert(fetches kgo.Fetches) (recs []connect.SinkRecord, next
 	recs = make([]connect.SinkRecord, len(all))
 	parts := min(runtime.GOMAXPROCS(0), len(all)/minConvertSlice)
 	errs := make([]error, max(parts, 1))
+	// dropped[j]: a transform dropped all[j], or errors.tolerance=all
+	// skipped it; nil while nothing was.
+	var dropped []bool
+	if s.chain != nil || s.errs.tolerateAll {
+		dropped = make([]bool, len(all))
+	}
 	convertSlice := func(i, from, to int) {
 		for j := from; j < to; j++ {
-			if recs[j], errs[i] = s.toConnect(all[j]); errs[i] != nil {
+			var kept bool
+			if recs[j], kept, errs[i] = s.toSink(all[j]); errs[i] != nil {
 				return
+			}
+			if !kept {
+				dropped[j] = true
 			}
 		}
 	}
@@ -474,7 +496,69 @@ func (s *sinkTask) convert(fetches kgo.Fetches) (recs []connect.SinkRecord, next
 			return nil, nil, e
 		}
 	}
+	if dropped != nil {
+		n := 0
+		for j := range recs {
+			if !dropped[j] {
+				recs[n] = recs[j]
+				n++
+			}
+		}
+		clear(recs[n:])
+		recs = recs[:n]
+	}
 	return recs, next, nil
+}
+
+// toSink converts a consumed record and runs it through the connector's
+// transforms; kept is false when a transform dropped it or
+// errors.tolerance=all skipped it. It is called from several goroutines.
+func (s *sinkTask) toSink(r *kgo.Record) (connect.SinkRecord, bool, error) {
+	sr, kept, err := s.attempt(r)
+	if err != nil {
+		err = s.errs.retry(s.ctx, err, func() (err error) {
+			sr, kept, err = s.attempt(r)
+			return err
+		})
+	}
+	if err == nil {
+		return sr, kept, nil
+	}
+	ok, rerr := s.errs.tolerate(err, r, nil)
+	if rerr != nil {
+		return connect.SinkRecord{}, false, rerr
+	}
+	if !ok {
+		return connect.SinkRecord{}, false, s.errs.failure(err)
+	}
+	return connect.SinkRecord{}, false, nil
+}
+
+// attempt converts r and transforms it.
+func (s *sinkTask) attempt(r *kgo.Record) (connect.SinkRecord, bool, error) {
+	sr, err := s.toConnect(r)
+	if err != nil || s.chain == nil {
+		return sr, err == nil, err
+	}
+	partition := sr.Partition
+	out, err := s.chain.apply(&connect.Record{
+		Topic: sr.Topic, Partition: &partition, KeySchema: sr.KeySchema, Key: sr.Key,
+		ValueSchema: sr.ValueSchema, Value: sr.Value, Timestamp: sr.Timestamp, Headers: sr.Headers,
+		Sink: true, Offset: sr.Offset, TimestampType: sr.TimestampType,
+	})
+	if err != nil || out == nil {
+		return connect.SinkRecord{}, false, err
+	}
+	if out.Partition != nil {
+		partition = *out.Partition
+	}
+	// Where the record was read stays what it was, as Kafka's
+	// SinkRecord.newRecord keeps the offset.
+	return connect.SinkRecord{
+		Topic: out.Topic, Partition: partition, Offset: sr.Offset,
+		KeySchema: out.KeySchema, Key: out.Key, ValueSchema: out.ValueSchema, Value: out.Value,
+		Timestamp: out.Timestamp, TimestampType: sr.TimestampType, Headers: out.Headers,
+	}, true, nil
 }
 
 // minConvertSlice is the fewest records worth a goroutine of their own.
@@ -502,11 +586,11 @@ func (s *sinkTask) dropRewound(recs []connect.SinkRecord, next map[connect.Topic
 func (s *sinkTask) toConnect(r *kgo.Record) (connect.SinkRecord, error) {
 	ks, k, err := s.keyConv.ToConnectData(r.Topic, r.Key)
 	if err != nil {
-		return connect.SinkRecord{}, fmt.Errorf("converting the key of %s[%d]@%d: %w", r.Topic, r.Partition, r.Offset, err)
+		return connect.SinkRecord{}, &recordError{stage: stageKeyConverter, class: s.keyClass, err: fmt.Errorf("converting the key of %s[%d]@%d: %w", r.Topic, r.Partition, r.Offset, err)}
 	}
 	vs, v, err := s.valueConv.ToConnectData(r.Topic, r.Value)
 	if err != nil {
-		return connect.SinkRecord{}, fmt.Errorf("converting the value of %s[%d]@%d: %w", r.Topic, r.Partition, r.Offset, err)
+		return connect.SinkRecord{}, &recordError{stage: stageValueConverter, class: s.valueClass, err: fmt.Errorf("converting the value of %s[%d]@%d: %w", r.Topic, r.Partition, r.Offset, err)}
 	}
 	sr := connect.SinkRecord{
 		Topic: r.Topic, Partition: r.Partition, Offset: r.Offset,

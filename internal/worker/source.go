@@ -20,13 +20,17 @@ type sourceTask struct {
 	config    map[string]string
 	keyConv   connect.Converter
 	valueConv connect.Converter
-	client    *kgo.Client
+	// The converters' classes, for error reports.
+	keyClass, valueClass string
+	client               *kgo.Client
 	// lastBatchBytes is how many bytes the converters wrote for the
 	// last batch; only prepare uses it.
 	lastBatchBytes int
 	committer      connect.Committer
 	recordAcks     connect.RecordCommitter
 	releaser       connect.RecordReleaser
+	chain          *chain // nil without transforms
+	errs           *errorHandler
 
 	tracker offsetTracker
 
@@ -37,11 +41,15 @@ type sourceTask struct {
 }
 
 func (w *Worker) newSourceTask(t *Task, task connect.SourceTask, connConfig, taskConfig map[string]string) (*sourceTask, error) {
-	kc, err := w.converter(connConfig, true)
+	kc, kclass, err := w.converter(connConfig, true)
 	if err != nil {
 		return nil, err
 	}
-	vc, err := w.converter(connConfig, false)
+	vc, vclass, err := w.converter(connConfig, false)
+	if err != nil {
+		return nil, err
+	}
+	ch, err := newChain(w.plugins, connConfig)
 	if err != nil {
 		return nil, err
 	}
@@ -62,11 +70,13 @@ func (w *Worker) newSourceTask(t *Task, task connect.SourceTask, connConfig, tas
 		kgo.RecordDeliveryTimeout(0),
 	)
 	if err != nil {
+		ch.close()
 		return nil, err
 	}
 	st := &sourceTask{
-		Task: t, task: task, config: taskConfig, keyConv: kc, valueConv: vc, client: cl,
+		Task: t, task: task, config: taskConfig, keyConv: kc, valueConv: vc, keyClass: kclass, valueClass: vclass, client: cl,
 		tracker: newOffsetTracker(t.Connector), topicSeen: map[string]bool{},
+		chain: ch, errs: newErrorHandler(w.log, t.Connector, t.ID, connConfig),
 	}
 	st.committer, _ = task.(connect.Committer)
 	st.recordAcks, _ = task.(connect.RecordCommitter)
@@ -83,6 +93,7 @@ func (s *sourceTask) Offset(partition map[string]any) (map[string]any, error) {
 func (s *sourceTask) run(ctx context.Context) {
 	defer close(s.done)
 	defer s.client.Close()
+	defer s.chain.close()
 	// The producer gets its producer id (an idempotent producer's first
 	// request) while the task starts, rather than after the first batch.
 	warmCtx, stopWarm := context.WithTimeout(ctx, 10*time.Second)
@@ -160,7 +171,7 @@ func (s *sourceTask) loop(ctx context.Context, batches chan<- *sendBatch) error 
 		if err == nil && len(recs) > 0 {
 			// Records polled while stopping are still sent: the task
 			// has moved past them.
-			b, err := s.prepare(recs)
+			b, err := s.prepare(ctx, recs)
 			if err != nil {
 				return err
 			}
@@ -180,17 +191,19 @@ func (s *sourceTask) loop(ctx context.Context, batches chan<- *sendBatch) error 
 
 // A sendBatch is a polled batch converted to Kafka records.
 type sendBatch struct {
-	recs []*connect.SourceRecord
+	recs []*connect.SourceRecord // as polled
+	sent []*connect.SourceRecord // for a RecordCommitter, the polled record of each of blk's
 	blk  *recordBlock
 	ack  *batchAck
 }
 
-// prepare converts a polled batch and queues its offsets. It runs on the
-// polling goroutine, right after Poll: the converters then read records
-// the task has just written, while they are still in this core's cache,
-// rather than on another core a batch later. A record that fails to
-// convert fails the task with none of its batch sent.
-func (s *sourceTask) prepare(recs []*connect.SourceRecord) (*sendBatch, error) {
+// prepare transforms and converts a polled batch and queues its offsets.
+// It runs on the polling goroutine, right after Poll: the converters then
+// read records the task has just written, while they are still in this
+// core's cache, rather than on another core a batch later. A record that
+// fails to transform or convert fails the task with none of its batch
+// sent, unless errors.tolerance=all skips it.
+func (s *sourceTask) prepare(ctx context.Context, recs []*connect.SourceRecord) (*sendBatch, error) {
 	// The Kafka records and their converted bytes in one block:
 	// per-record allocations are what bounds throughput here.
 	blk := recordBlockFor(len(recs))
@@ -201,26 +214,79 @@ func (s *sourceTask) prepare(recs []*connect.SourceRecord) (*sendBatch, error) {
 	// Records without a timestamp get the batch's: franz-go would read
 	// the clock for each.
 	now := time.Now()
-	for i, rec := range recs {
-		if err := s.toKafka(rec, blk, i, now); err != nil {
-			recordBlocks.Put(blk)
-			return nil, err
-		}
-		s.noteTopic(rec.Topic)
+	var sent []*connect.SourceRecord // the polled record of each Kafka record, for CommitRecord
+	if s.recordAcks != nil {
+		sent = make([]*connect.SourceRecord, 0, len(recs))
 	}
+	n := 0
+	for _, rec := range recs {
+		topic, kept, err := s.attempt(rec, blk, n, now)
+		if err != nil {
+			err = s.errs.retry(ctx, err, func() (err error) {
+				topic, kept, err = s.attempt(rec, blk, n, now)
+				return err
+			})
+		}
+		if err != nil {
+			if ok, _ := s.errs.tolerate(err, nil, rec); !ok {
+				recordBlocks.Put(blk)
+				return nil, s.errs.failure(err)
+			}
+			kept = false
+		}
+		if !kept {
+			// Dropped or skipped: its offset is committed with the others.
+			if s.recordAcks != nil {
+				s.commitRecord(rec, nil)
+			}
+			continue
+		}
+		if s.recordAcks != nil {
+			sent = append(sent, rec)
+		}
+		s.noteTopic(topic)
+		n++
+	}
+	blk.recs = blk.recs[:n]
 	s.lastBatchBytes = len(blk.buf)
-	b := &sendBatch{recs: recs, blk: blk, ack: s.tracker.track(recs)}
-	if s.recordAcks == nil {
+	b := &sendBatch{recs: recs, sent: sent, blk: blk, ack: s.tracker.track(recs, n)}
+	if s.recordAcks == nil || n == 0 {
 		// The Kafka records hold converted bytes of their own.
 		s.release(recs)
 	}
 	return b, nil
 }
 
+// attempt transforms rec and converts it into blk's i-th record, and
+// returns the topic it goes to; kept is false when a transform dropped it.
+func (s *sourceTask) attempt(rec *connect.SourceRecord, blk *recordBlock, i int, now time.Time) (topic string, kept bool, err error) {
+	if s.chain == nil {
+		// On the stack: toKafka keeps nothing of it.
+		r := connect.Record{
+			Topic: rec.Topic, Partition: rec.Partition, KeySchema: rec.KeySchema, Key: rec.Key,
+			ValueSchema: rec.ValueSchema, Value: rec.Value, Timestamp: rec.Timestamp, Headers: rec.Headers,
+		}
+		return rec.Topic, true, s.toKafka(&r, blk, i, now)
+	}
+	out, err := s.chain.apply(&connect.Record{
+		Topic: rec.Topic, Partition: rec.Partition, KeySchema: rec.KeySchema, Key: rec.Key,
+		ValueSchema: rec.ValueSchema, Value: rec.Value, Timestamp: rec.Timestamp, Headers: rec.Headers,
+	})
+	if err != nil || out == nil {
+		return "", false, err
+	}
+	return out.Topic, true, s.toKafka(out, blk, i, now)
+}
+
 // send hands a prepared batch to the producer, with one promise for the
 // whole batch.
 func (s *sourceTask) send(b *sendBatch) {
 	recs, blk, ack := b.recs, b.blk, b.ack
+	if len(blk.recs) == 0 {
+		// Every record was dropped: nothing to wait for.
+		recordBlocks.Put(blk)
+		return
+	}
 	promise := func(r *kgo.Record, err error) {
 		if err != nil {
 			s.setSendErr(s.sendError(r.Topic, err))
@@ -237,11 +303,11 @@ func (s *sourceTask) send(b *sendBatch) {
 			}
 		}
 	}
-	kafka := blk.recs[:len(recs)]
+	kafka := blk.recs
 	for i := range kafka {
 		p := promise
 		if s.recordAcks != nil {
-			rec := recs[i]
+			rec := b.sent[i]
 			p = func(r *kgo.Record, err error) {
 				// Before promise, which may hand r on to another batch.
 				if err == nil {
@@ -275,6 +341,11 @@ func (s *sourceTask) sendError(topic string, err error) error {
 func (s *sourceTask) release(recs []*connect.SourceRecord) {
 	if s.releaser == nil {
 		return
+	}
+	if s.chain != nil {
+		// A transform may keep what it was given: none of it is the
+		// task's to reuse.
+		clear(recs)
 	}
 	if err := safeCall(func() error { s.releaser.ReleaseRecords(recs); return nil }); err != nil {
 		s.w.log.Warn("ReleaseRecords failed", "connector", s.Connector, "task", s.ID, "error", err)
@@ -352,18 +423,18 @@ func (s *sourceTask) noteTopic(topic string) {
 }
 
 // toKafka converts rec into blk's i-th record.
-func (s *sourceTask) toKafka(rec *connect.SourceRecord, blk *recordBlock, i int, now time.Time) error {
+func (s *sourceTask) toKafka(rec *connect.Record, blk *recordBlock, i int, now time.Time) error {
 	if rec.Topic == "" {
 		return errors.New("source record has no topic")
 	}
 	kr := &blk.recs[i]
 	key, err := convert(s.keyConv, blk, rec.Topic, rec.KeySchema, rec.Key)
 	if err != nil {
-		return fmt.Errorf("converting the key of a record for topic %s: %w", rec.Topic, err)
+		return &recordError{stage: stageKeyConverter, class: s.keyClass, err: fmt.Errorf("converting the key of a record for topic %s: %w", rec.Topic, err)}
 	}
 	value, err := convert(s.valueConv, blk, rec.Topic, rec.ValueSchema, rec.Value)
 	if err != nil {
-		return fmt.Errorf("converting the value of a record for topic %s: %w", rec.Topic, err)
+		return &recordError{stage: stageValueConverter, class: s.valueClass, err: fmt.Errorf("converting the value of a record for topic %s: %w", rec.Topic, err)}
 	}
 	// Whole, so that nothing of the record it was before remains.
 	*kr = kgo.Record{Topic: rec.Topic, Key: key, Value: value, Timestamp: rec.Timestamp}
@@ -392,8 +463,13 @@ func headerBytes(v any) []byte {
 	return fmt.Append(nil, v)
 }
 
+// commitRecord tells a RecordCommitter that Kafka acknowledged rec as r,
+// or with a nil r that rec was dropped by a transform or skipped.
 func (s *sourceTask) commitRecord(rec *connect.SourceRecord, r *kgo.Record) {
-	meta := connect.RecordMetadata{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, Timestamp: r.Timestamp}
+	meta := connect.RecordMetadata{Offset: -1}
+	if r != nil {
+		meta = connect.RecordMetadata{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, Timestamp: r.Timestamp}
+	}
 	if err := safeCall(func() error { return s.recordAcks.CommitRecord(rec, meta) }); err != nil {
 		s.w.log.Warn("commitRecord failed", "connector", s.Connector, "task", s.ID, "error", err)
 	}

@@ -54,12 +54,15 @@ type batchAck struct {
 func (p *pendingRecord) acked() bool { return p.batch.outstanding.Load() == 0 }
 
 // track queues, per source partition in the batch, the batch's newest
-// offset behind those of earlier batches, under one lock. A partition whose
-// records in this batch carry no offset still gets an entry: it holds back
-// later offsets of the partition until the batch is acknowledged.
-func (t *offsetTracker) track(recs []*connect.SourceRecord) *batchAck {
+// offset behind those of earlier batches, under one lock; sent is how many
+// of the batch's records go to Kafka (the others were dropped by a
+// transform or skipped), each of which must be acknowledged. A partition
+// whose records in this batch carry no offset still gets an entry: it
+// holds back later offsets of the partition until the batch is
+// acknowledged.
+func (t *offsetTracker) track(recs []*connect.SourceRecord, sent int) *batchAck {
 	batch := &batchAck{}
-	batch.outstanding.Store(int64(len(recs)))
+	batch.outstanding.Store(int64(sent))
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var last *pendingRecord

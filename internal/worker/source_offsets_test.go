@@ -139,7 +139,8 @@ func TestOffsetTracker(t *testing.T) {
 			committed := map[string]int64{}
 			for i, s := range c.steps {
 				if s.send != "" {
-					batches = append(batches, tr.track(trackerRecords(t, s.send, shared, c.fresh)))
+					recs := trackerRecords(t, s.send, shared, c.fresh)
+					batches = append(batches, tr.track(recs, len(recs)))
 				} else {
 					for range s.n {
 						batches[s.ack].outstanding.Add(-1)
@@ -201,7 +202,8 @@ func TestOffsetTrackerConcurrentAcks(t *testing.T) {
 	var sent []*batchAck
 	for i := range batches {
 		n := strconv.Itoa(i + 1)
-		acks[i] = tr.track(trackerRecords(t, "a"+n+" b"+n+" _ a"+n, shared, false))
+		recs := trackerRecords(t, "a"+n+" b"+n+" _ a"+n, shared, false)
+		acks[i] = tr.track(recs, len(recs))
 		sent = append(sent, acks[i])
 		// Hand out, in a shuffled order, the batches already sent.
 		for len(sent) > 0 && (rand.IntN(3) == 0 || i == batches-1) {
@@ -235,10 +237,30 @@ func BenchmarkOffsetTracker(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		ack := tr.track(recs)
+		ack := tr.track(recs, len(recs))
 		ack.outstanding.Add(-perBatch)
 		if len(tr.takeCommittable()) != 1 {
 			b.Fatal("nothing committed")
 		}
+	}
+}
+
+// Records a transform dropped are not sent, yet their offsets commit with
+// the batch's: a batch whose records were all dropped commits at once, and
+// one with some dropped waits only for those sent.
+func TestTrackerCommitsOffsetsOfDroppedRecords(t *testing.T) {
+	tr := newOffsetTracker("conn")
+	shared := map[string]map[string]any{}
+	tr.track(trackerRecords(t, "a1 a2", shared, false), 0)
+	if got := committedOffsets(t, tr.takeCommittable()); !maps.Equal(got, map[string]int64{"a": 2}) {
+		t.Fatalf("all dropped: committed %v, want a=2", got)
+	}
+	ack := tr.track(trackerRecords(t, "a3 b1 a4", shared, false), 1)
+	if got := committedOffsets(t, tr.takeCommittable()); len(got) != 0 {
+		t.Fatalf("before the one sent record's ack: committed %v", got)
+	}
+	ack.outstanding.Add(-1)
+	if got := committedOffsets(t, tr.takeCommittable()); !maps.Equal(got, map[string]int64{"a": 4, "b": 1}) {
+		t.Fatalf("after it: committed %v, want a=4 b=1", got)
 	}
 }

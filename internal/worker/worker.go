@@ -157,7 +157,7 @@ func onlyClientKeys(props map[string]string) map[string]string {
 // converter builds a connector's key or value converter: the connector's
 // own key.converter with its key.converter.* settings when it sets one,
 // otherwise the worker's.
-func (w *Worker) converter(connConfig map[string]string, isKey bool) (connect.Converter, error) {
+func (w *Worker) converter(connConfig map[string]string, isKey bool) (connect.Converter, string, error) {
 	prefix := "value.converter"
 	if isKey {
 		prefix = "key.converter"
@@ -166,7 +166,16 @@ func (w *Worker) converter(connConfig map[string]string, isKey bool) (connect.Co
 	if _, ok := connConfig[prefix]; ok {
 		src = connConfig
 	}
-	return converters.New(w.plugins, src[prefix], WithPrefix(src, prefix+"."), isKey)
+	c, err := converters.New(w.plugins, src[prefix], WithPrefix(src, prefix+"."), isKey)
+	if err != nil {
+		return nil, "", err
+	}
+	// The class Kafka's error log and dead letter queue headers name.
+	class := src[prefix]
+	if p, err := w.plugins.Lookup(class, connect.PluginConverter); err == nil {
+		class = p.Class
+	}
+	return c, class, nil
 }
 
 func taskTrace(err error) string {

@@ -1,0 +1,214 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/connectd/connectd/connect"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// suffixTopic is a test transform: it appends its suffix to the topic.
+type suffixTopic struct{ suffix string }
+
+func (*suffixTopic) Config() *connect.ConfigDef {
+	return connect.NewConfigDef().Define(connect.ConfigKey{Name: "suffix", Type: connect.ConfigString, Required: true, Importance: connect.High, Doc: "What to append."})
+}
+
+func (t *suffixTopic) Configure(config map[string]string) error {
+	pc, err := t.Config().Parse(config)
+	if err != nil {
+		return err
+	}
+	if t.suffix = pc.String("suffix"); t.suffix == "" {
+		return fmt.Errorf("the suffix may not be empty")
+	}
+	return nil
+}
+
+func (t *suffixTopic) Apply(r *connect.Record) (*connect.Record, error) {
+	r.Topic += t.suffix
+	return r, nil
+}
+
+// dropAll is a test transform that drops every record it is applied to.
+type dropAll struct{}
+
+func (dropAll) Config() *connect.ConfigDef                     { return connect.NewConfigDef() }
+func (dropAll) Configure(map[string]string) error              { return nil }
+func (dropAll) Apply(*connect.Record) (*connect.Record, error) { return nil, nil }
+
+// valueHas is a test predicate: the value is a string holding text.
+type valueHas struct{ text string }
+
+func (*valueHas) Config() *connect.ConfigDef {
+	return connect.NewConfigDef().Define(connect.ConfigKey{Name: "text", Type: connect.ConfigString, Required: true, Importance: connect.High, Doc: "What to look for."})
+}
+
+func (p *valueHas) Configure(config map[string]string) error {
+	p.text = config["text"]
+	return nil
+}
+
+func (p *valueHas) Test(r *connect.Record) bool {
+	s, _ := r.Value.(string)
+	return strings.Contains(s, p.text)
+}
+
+var testTransformPlugins = []connect.Plugin{
+	{Class: "test.SuffixTopic", Type: connect.PluginTransformation, Version: "test", New: func() any { return new(suffixTopic) }},
+	{Class: "test.DropAll", Type: connect.PluginTransformation, Version: "test", New: func() any { return dropAll{} }},
+	{Class: "test.ValueHas", Type: connect.PluginPredicate, Version: "test", New: func() any { return new(valueHas) }},
+}
+
+// A source's records go through its transforms after Poll: renamed,
+// dropped where a predicate (negated or not) says so; the offsets of
+// dropped records are committed all the same.
+func TestSourceTransformsRenameAndDrop(t *testing.T) {
+	dir := t.TempDir()
+	w := startWorker(t, dir, stringConverters, testTransformPlugins...)
+	in := filepath.Join(dir, "in.txt")
+	writeLines(t, in, "keep-1", "drop-2", "keep-3", "drop-4")
+	w.must(201, "POST", "/connectors", jsonString(map[string]any{
+		"name": "src", "config": map[string]string{
+			"connector.class": "FileStreamSource", "file": in, "topic": "lines",
+			"transforms": "rename,drop", "transforms.rename.type": "test.SuffixTopic", "transforms.rename.suffix": "-out",
+			"transforms.drop.type": "test.DropAll", "transforms.drop.predicate": "keep", "transforms.drop.negate": "true",
+			"predicates": "keep", "predicates.keep.type": "test.ValueHas", "predicates.keep.text": "keep",
+		},
+	}))
+	if got := readTopic(t, w.bootstrap(), "lines-out", 2); !slices.Equal(got, []string{"keep-1", "keep-3"}) {
+		t.Fatalf("lines-out holds %q", got)
+	}
+	size, _ := os.Stat(in)
+	// The last line was dropped: its position is committed nonetheless.
+	eventually(t, "the offset past the last, dropped, line", func() bool {
+		_, body := w.do("GET", "/connectors/src/offsets", "")
+		return strings.Contains(body, fmt.Sprintf(`"position":%d`, size.Size()))
+	})
+}
+
+// A sink's records go through its transforms after the converters; those
+// dropped are not put, and the group's offsets move past them.
+func TestSinkTransformsDrop(t *testing.T) {
+	dir := t.TempDir()
+	w := startWorker(t, dir, stringConverters, testTransformPlugins...)
+	cl := w.client()
+	for _, v := range []string{"a", "skip-b", "c", "skip-d"} {
+		if err := cl.ProduceSync(context.Background(), &kgo.Record{Topic: "events", Value: []byte(v)}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "out.txt")
+	w.must(201, "POST", "/connectors", jsonString(map[string]any{
+		"name": "sink", "config": map[string]string{
+			"connector.class": "FileStreamSink", "file": out, "topics": "events",
+			"transforms": "drop", "transforms.drop.type": "test.DropAll", "transforms.drop.predicate": "skip",
+			"predicates": "skip", "predicates.skip.type": "test.ValueHas", "predicates.skip.text": "skip",
+		},
+	}))
+	eventually(t, "the offset past every record", func() bool {
+		_, body := w.do("GET", "/connectors/sink/offsets", "")
+		return strings.Contains(body, `"offset":{"kafka_offset":4}`)
+	})
+	if got := readLines(out); !slices.Equal(got, []string{"a", "c"}) {
+		t.Fatalf("the sink wrote %q", got)
+	}
+}
+
+// A transforms config is checked when the connector is created, with
+// Kafka's messages, and what the transform's own Configure refuses is
+// refused then rather than failing a task later.
+func TestTransformConfigsAreValidated(t *testing.T) {
+	dir := t.TempDir()
+	w := startWorker(t, dir, stringConverters, testTransformPlugins...)
+	in := filepath.Join(dir, "in.txt")
+	writeLines(t, in, "x")
+	base := map[string]string{"connector.class": "FileStreamSource", "file": in, "topic": "t"}
+	for _, c := range []struct {
+		name  string
+		extra map[string]string
+		want  string
+	}{
+		{"negate without predicate", map[string]string{"transforms": "a", "transforms.a.type": "test.DropAll", "transforms.a.negate": "true"},
+			"Config 'transforms.a.negate' was provided but there is no config 'transforms.a.predicate' defining a predicate to be negated."},
+		{"duplicate alias", map[string]string{"transforms": "a,a", "transforms.a.type": "test.DropAll"},
+			"Invalid value [a, a] for configuration transforms: Duplicate alias provided."},
+		{"unknown class", map[string]string{"transforms": "a", "transforms.a.type": "com.example.Nope"},
+			"Invalid value com.example.Nope for configuration transforms.a.type: Class com.example.Nope could not be found."},
+		{"missing type", map[string]string{"transforms": "a"},
+			`Missing required configuration \"transforms.a.type\" which has no default value.`},
+		{"missing own key", map[string]string{"transforms": "a", "transforms.a.type": "test.SuffixTopic"},
+			`Missing required configuration \"transforms.a.suffix\" which has no default value.`},
+		{"refused by Configure", map[string]string{"transforms": "a", "transforms.a.type": "test.SuffixTopic", "transforms.a.suffix": " "},
+			"Invalid value test.SuffixTopic for configuration transforms.a.type: the suffix may not be empty"},
+		{"unknown predicate", map[string]string{"transforms": "a", "transforms.a.type": "test.DropAll", "transforms.a.predicate": "p"},
+			"There is no predicate with alias 'p' in 'predicates'"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			config := map[string]string{}
+			for k, v := range base {
+				config[k] = v
+			}
+			for k, v := range c.extra {
+				config[k] = v
+			}
+			code, body := w.do("PUT", "/connectors/bad/config", jsonString(config))
+			if code != 400 || !strings.Contains(body, c.want) {
+				t.Fatalf("got %d %s, want 400 with %s", code, body, c.want)
+			}
+		})
+	}
+}
+
+// The validate endpoint shows each transform's and predicate's keys in
+// Kafka's groups.
+func TestValidateShowsTransformGroups(t *testing.T) {
+	dir := t.TempDir()
+	w := startWorker(t, dir, stringConverters, testTransformPlugins...)
+	body := w.must(200, "PUT", "/connector-plugins/FileStreamSource/config/validate", jsonString(map[string]string{
+		"connector.class": "FileStreamSource", "name": "v", "topic": "t", "file": "/dev/null",
+		"transforms": "rename", "transforms.rename.type": "test.SuffixTopic", "transforms.rename.suffix": "-x", "transforms.rename.predicate": "p",
+		"predicates": "p", "predicates.p.type": "test.ValueHas", "predicates.p.text": "y",
+	}))
+	var infos struct {
+		ErrorCount int      `json:"error_count"`
+		Groups     []string `json:"groups"`
+		Configs    []struct {
+			Definition struct {
+				Name  string `json:"name"`
+				Group string `json:"group"`
+				Order int    `json:"order"`
+			} `json:"definition"`
+		} `json:"configs"`
+	}
+	if err := json.Unmarshal([]byte(body), &infos); err != nil {
+		t.Fatal(err)
+	}
+	if infos.ErrorCount != 0 {
+		t.Fatalf("errors: %s", body)
+	}
+	if !slices.Contains(infos.Groups, "Transforms: rename") || !slices.Contains(infos.Groups, "Predicates: p") {
+		t.Fatalf("groups %v", infos.Groups)
+	}
+	var keys []string
+	for _, c := range infos.Configs {
+		if strings.HasPrefix(c.Definition.Group, "Transforms: ") || strings.HasPrefix(c.Definition.Group, "Predicates: ") {
+			keys = append(keys, fmt.Sprintf("%s@%s#%d", c.Definition.Name, c.Definition.Group, c.Definition.Order))
+		}
+	}
+	want := []string{
+		"transforms.rename.type@Transforms: rename#0", "transforms.rename.suffix@Transforms: rename#1",
+		"transforms.rename.negate@Transforms: rename#2", "transforms.rename.predicate@Transforms: rename#3",
+		"predicates.p.type@Predicates: p#0", "predicates.p.text@Predicates: p#1",
+	}
+	if !slices.Equal(keys, want) {
+		t.Fatalf("keys %v, want %v", keys, want)
+	}
+}

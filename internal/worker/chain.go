@@ -1,0 +1,196 @@
+package worker
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/connectd/connectd/connect"
+)
+
+// A chain is a connector's single message transforms, in the order of its
+// transforms key (Kafka's TransformationChain).
+type chain struct {
+	stages []stage
+}
+
+// A stage is one transform and the predicate that guards it (Kafka's
+// TransformationStage): the transform applies when there is no predicate,
+// or when the predicate's answer differs from negate.
+type stage struct {
+	alias  string
+	class  string
+	t      connect.Transformation
+	pred   connect.Predicate
+	negate bool
+}
+
+// TransformAliases reads a LIST key of aliases (transforms, predicates).
+func TransformAliases(config map[string]string, key string) ([]string, error) {
+	raw, ok := config[key]
+	if !ok {
+		return nil, nil
+	}
+	v, err := connect.ParseValue(key, connect.ConfigList, raw)
+	if err != nil {
+		return nil, err
+	}
+	return v.([]string), nil
+}
+
+// AliasConfig is the config an alias's plugin is configured with: the
+// keys under prefix (transforms.<alias>. or predicates.<alias>.) without
+// it, less type and, for a transform, predicate and negate, which the
+// runtime reads itself.
+func AliasConfig(config map[string]string, prefix string) map[string]string {
+	out := map[string]string{}
+	for k, v := range config {
+		if rest, ok := strings.CutPrefix(k, prefix); ok {
+			out[rest] = v
+		}
+	}
+	delete(out, "type")
+	if strings.HasPrefix(prefix, "transforms.") {
+		delete(out, "predicate")
+		delete(out, "negate")
+	}
+	return out
+}
+
+// newChain builds and configures the transforms and predicates of a
+// connector config; nil when it has none. An error names the alias.
+func newChain(plugins *connect.PluginSet, config map[string]string) (*chain, error) {
+	aliases, err := TransformAliases(config, "transforms")
+	if err != nil || len(aliases) == 0 {
+		return nil, err
+	}
+	predAliases, err := TransformAliases(config, "predicates")
+	if err != nil {
+		return nil, err
+	}
+	c := &chain{}
+	fail := func(err error) (*chain, error) {
+		c.close()
+		return nil, err
+	}
+	preds := map[string]connect.Predicate{}
+	for _, alias := range predAliases {
+		prefix := "predicates." + alias + "."
+		p, err := newPlugin(plugins, config, prefix, connect.PluginPredicate)
+		if err != nil {
+			return fail(err)
+		}
+		preds[alias] = p.(connect.Predicate)
+	}
+	for _, alias := range aliases {
+		prefix := "transforms." + alias + "."
+		t, err := newPlugin(plugins, config, prefix, connect.PluginTransformation)
+		if err != nil {
+			return fail(err)
+		}
+		st := stage{alias: alias, class: config[prefix+"type"], t: t.(connect.Transformation)}
+		c.stages = append(c.stages, st)
+		predAlias, hasPred := config[prefix+"predicate"]
+		negate, hasNegate := config[prefix+"negate"]
+		if hasNegate && !hasPred {
+			return fail(fmt.Errorf("Config '%snegate' was provided but there is no config '%spredicate' defining a predicate to be negated.", prefix, prefix))
+		}
+		if !hasPred {
+			continue
+		}
+		p, ok := preds[predAlias]
+		if !ok {
+			return fail(fmt.Errorf("Invalid value %s for configuration %spredicate: no predicate of that alias is listed in predicates", predAlias, prefix))
+		}
+		c.stages[len(c.stages)-1].pred = p
+		if hasNegate {
+			b, err := connect.ParseValue(prefix+"negate", connect.ConfigBoolean, negate)
+			if err != nil {
+				return fail(err)
+			}
+			c.stages[len(c.stages)-1].negate = b.(bool)
+		}
+	}
+	return c, nil
+}
+
+// newPlugin makes and configures the transform or predicate that
+// prefix+"type" names.
+func newPlugin(plugins *connect.PluginSet, config map[string]string, prefix string, typ connect.PluginType) (any, error) {
+	class, ok := config[prefix+"type"]
+	if !ok {
+		return nil, fmt.Errorf("Missing required configuration \"%stype\" which has no default value.", prefix)
+	}
+	p, err := plugins.Lookup(strings.TrimSpace(class), typ)
+	if err != nil {
+		return nil, fmt.Errorf("Invalid value %s for configuration %stype: Class %s could not be found.", class, prefix, class)
+	}
+	inst := p.New()
+	var conf func(map[string]string) error
+	switch x := inst.(type) {
+	case connect.Transformation:
+		conf = x.Configure
+	case connect.Predicate:
+		conf = x.Configure
+	default:
+		return nil, fmt.Errorf("plugin %s is not a %s", p.Class, typ)
+	}
+	if err := safeCall(func() error { return conf(AliasConfig(config, prefix)) }); err != nil {
+		closePlugin(inst)
+		return nil, fmt.Errorf("configuring %s (%s): %w", strings.TrimSuffix(prefix, "."), p.Class, err)
+	}
+	return inst, nil
+}
+
+// apply runs r through the stages; a nil record was dropped. An error is
+// a recordError naming the transform that failed.
+func (c *chain) apply(r *connect.Record) (*connect.Record, error) {
+	for i := range c.stages {
+		st := &c.stages[i]
+		if st.pred != nil {
+			var match bool
+			if err := safeCall(func() error { match = st.pred.Test(r); return nil }); err != nil {
+				return nil, &recordError{stage: stageTransformation, class: st.class, err: err}
+			}
+			if match == st.negate {
+				continue
+			}
+		}
+		var out *connect.Record
+		err := safeCall(func() error {
+			var err error
+			out, err = st.t.Apply(r)
+			return err
+		})
+		if err != nil {
+			return nil, &recordError{stage: stageTransformation, class: st.class, err: err}
+		}
+		if out == nil {
+			return nil, nil
+		}
+		r = out
+	}
+	return r, nil
+}
+
+// close closes the stages' transforms and predicates that are io.Closers.
+func (c *chain) close() {
+	if c == nil {
+		return
+	}
+	closed := map[any]bool{}
+	for _, st := range c.stages {
+		for _, p := range []any{st.t, st.pred} {
+			if p != nil && !closed[p] {
+				closed[p] = true
+				closePlugin(p)
+			}
+		}
+	}
+}
+
+func closePlugin(p any) {
+	if cl, ok := p.(io.Closer); ok {
+		safeCall(cl.Close)
+	}
+}
