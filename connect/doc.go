@@ -20,7 +20,13 @@
 // of its topics by Put, and makes them durable in Flush: the worker then
 // commits the offsets Flush was passed to the consumer group.
 //
-// The examples drive a tiny source and a tiny sink as a worker would;
+// A single message transform is a Transformation: the worker configures
+// it with the keys of its alias (transforms.<alias>.*) and applies it to
+// each record between the connector and the converters, where a
+// Predicate, if one guards it, says so. A record is a Record to both.
+//
+// The examples drive a tiny source, a tiny sink and a transformation as a
+// worker would;
 // examples/custom-connector runs a source in a worker beside the built-in
 // plugins.
 package connect

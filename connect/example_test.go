@@ -169,3 +169,81 @@ func ExampleSinkConnector() {
 	// hello, grace
 	// hello, linus
 }
+
+// maskEmail is a transformation: it replaces the local part of the string
+// field its field setting names with "***", and leaves records without
+// that field as they are. It keeps nothing of a record, and builds a new
+// struct rather than change the one it was given, which the task that
+// made it may share.
+type maskEmail struct{ field string }
+
+func (*maskEmail) Config() *connect.ConfigDef {
+	return connect.NewConfigDef().Define(connect.ConfigKey{Name: "field", Type: connect.ConfigString, Required: true, Importance: connect.High, Doc: "The field holding an e-mail address."})
+}
+
+func (m *maskEmail) Configure(config map[string]string) error {
+	parsed, err := m.Config().Parse(config)
+	if err != nil {
+		return err
+	}
+	m.field = parsed.String("field")
+	return nil
+}
+
+func (m *maskEmail) Apply(r *connect.Record) (*connect.Record, error) {
+	in, ok := r.Value.(*connect.Struct)
+	if !ok {
+		return r, nil
+	}
+	f := in.Schema().Field(m.field)
+	if f == nil {
+		return r, nil
+	}
+	out := connect.NewStruct(in.Schema())
+	for i := range in.Schema().Fields {
+		out.SetValueAt(i, in.ValueAt(i))
+	}
+	if email, ok := in.At(f.Index).(string); ok {
+		if at := strings.IndexByte(email, '@'); at >= 0 {
+			if err := out.SetAt(f.Index, "***"+email[at:]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	r.Value = out
+	return r, nil
+}
+
+// A transformation, registered under its class name beside the
+// connectors: a connector config names it in transforms.<alias>.type, and
+// the worker configures it with the alias's keys and applies it to each
+// record, here by hand.
+func ExampleTransformation() {
+	plugin := connect.Plugin{
+		Class: "com.example.MaskEmail",
+		Type:  connect.PluginTransformation,
+		New:   func() any { return new(maskEmail) },
+	}
+	// transforms=mask, transforms.mask.type=com.example.MaskEmail,
+	// transforms.mask.field=email
+	t := plugin.New().(connect.Transformation)
+	if err := t.Configure(map[string]string{"field": "email"}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	schema := connect.StructSchema("customer",
+		connect.Field{Name: "id", Schema: connect.Int64Schema},
+		connect.Field{Name: "email", Schema: connect.StringSchema})
+	value := connect.NewStruct(schema).Put("id", int64(7)).Put("email", "ada@example.com")
+	out, err := t.Apply(&connect.Record{Topic: "customers", ValueSchema: schema, Value: value})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(out.Value.(*connect.Struct).Get("email"), value.Get("email"))
+	// Without the key, the worker refuses the connector's config.
+	fmt.Println(new(maskEmail).Configure(map[string]string{}))
+	// Output:
+	// ***@example.com ada@example.com
+	// Missing required configuration "field" which has no default value.
+}
