@@ -81,7 +81,10 @@ type SourceTaskContext interface {
 }
 
 // RecordCommitter is implemented by source tasks that want to know when
-// Kafka acknowledged each record (Java's SourceTask.commitRecord).
+// Kafka acknowledged each record (Java's SourceTask.commitRecord). A
+// record a transformation dropped, or errors.tolerance=all skipped, was
+// not sent: CommitRecord is called for it at once, with a RecordMetadata
+// whose Offset is -1.
 type RecordCommitter interface {
 	CommitRecord(rec *SourceRecord, meta RecordMetadata) error
 }
@@ -99,10 +102,9 @@ type RecordCommitter interface {
 // RecordCommitter once CommitRecord ran for each of them. It hands back
 // only records nothing else holds; the entry of one it does not is nil,
 // and the task must not reuse that record's memory, nor that of anything
-// it points to, as it may still be read: a record a transform kept or
-// returned in place of another is not handed back, nor is one it
-// replaced by a record that points to what it held. Today nothing but the runtime holds a
-// source record after its conversion, so every entry is. The task may
+// it points to, as it may still be read. A transformation may keep what
+// it is given, so a connector with transforms gets every entry nil;
+// without them every entry is the record polled. The task may
 // overwrite what it got back, except the source partition and offset
 // maps: the runtime keeps them until it commits the offsets, and the task
 // must not change them. ReleaseRecords runs on another goroutine than
