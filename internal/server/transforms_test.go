@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/connectd/connectd/connect"
@@ -212,3 +214,90 @@ func TestValidateShowsTransformGroups(t *testing.T) {
 		t.Fatalf("keys %v, want %v", keys, want)
 	}
 }
+
+// countSource polls the records "0".."n-1" once, and records what the
+// worker tells it: CommitRecord for each record (offset -1 for one a
+// transform dropped) and the batches handed back.
+type countSource struct {
+	n        int
+	polled   bool
+	mu       sync.Mutex
+	commits  []int64
+	released [][]*connect.SourceRecord
+}
+
+func (*countSource) Version() string                                          { return "test" }
+func (*countSource) Start(connect.SourceTaskContext, map[string]string) error { return nil }
+func (*countSource) Stop() error                                              { return nil }
+func (s *countSource) Poll(ctx context.Context) ([]*connect.SourceRecord, error) {
+	if s.polled {
+		<-ctx.Done()
+		return nil, nil
+	}
+	s.polled = true
+	var out []*connect.SourceRecord
+	for i := range s.n {
+		out = append(out, &connect.SourceRecord{SourcePartition: map[string]any{"p": "x"}, SourceOffset: map[string]any{"i": int64(i)},
+			Topic: "counted", ValueSchema: connect.StringSchema, Value: strconv.Itoa(i)})
+	}
+	return out, nil
+}
+func (s *countSource) CommitRecord(_ *connect.SourceRecord, meta connect.RecordMetadata) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.commits = append(s.commits, meta.Offset)
+	return nil
+}
+func (s *countSource) ReleaseRecords(recs []*connect.SourceRecord) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.released = append(s.released, slices.Clone(recs))
+}
+
+// A RecordCommitter hears of every record, those a transform dropped with
+// offset -1; a RecordReleaser of a connector with transforms gets nothing
+// of its batch back to reuse, since a transform may keep it.
+func TestTransformsAndTheRecordHooks(t *testing.T) {
+	task := &countSource{n: 4}
+	plugin := connect.Plugin{Class: "test.CountSource", Type: connect.PluginSource, Version: "test", New: func() any { return &oneTaskSource{task: task} }}
+	dir := t.TempDir()
+	w := startWorker(t, dir, stringConverters, append(testTransformPlugins, plugin)...)
+	w.must(201, "POST", "/connectors", jsonString(map[string]any{
+		"name": "count", "config": map[string]string{
+			"connector.class": "test.CountSource",
+			"transforms":      "drop", "transforms.drop.type": "test.DropAll", "transforms.drop.predicate": "odd",
+			"predicates": "odd", "predicates.odd.type": "test.ValueHas", "predicates.odd.text": "1",
+		},
+	}))
+	if got := readTopic(t, w.bootstrap(), "counted", 3); !slices.Equal(got, []string{"0", "2", "3"}) {
+		t.Fatalf("counted holds %q", got)
+	}
+	eventually(t, "a CommitRecord for each record and the batch handed back", func() bool {
+		task.mu.Lock()
+		defer task.mu.Unlock()
+		return len(task.commits) == 4 && len(task.released) == 1
+	})
+	task.mu.Lock()
+	defer task.mu.Unlock()
+	if task.commits[0] != -1 {
+		t.Errorf("the dropped record was committed with offset %d first, want -1 first: %v", task.commits[0], task.commits)
+	}
+	for i, r := range task.released[0] {
+		if r != nil {
+			t.Errorf("released entry %d is a record to reuse, despite the transforms", i)
+		}
+	}
+}
+
+// oneTaskSource is a source connector whose one task is task.
+type oneTaskSource struct{ task connect.SourceTask }
+
+func (*oneTaskSource) Version() string                                         { return "test" }
+func (*oneTaskSource) Config() *connect.ConfigDef                              { return connect.NewConfigDef() }
+func (*oneTaskSource) Start(connect.ConnectorContext, map[string]string) error { return nil }
+func (*oneTaskSource) TaskConfigs(int) ([]map[string]string, error) {
+	return []map[string]string{{}}, nil
+}
+func (*oneTaskSource) Stop() error                   { return nil }
+func (*oneTaskSource) TaskClass() string             { return "test.CountSourceTask" }
+func (s *oneTaskSource) NewTask() connect.SourceTask { return s.task }
