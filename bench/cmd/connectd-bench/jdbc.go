@@ -843,6 +843,8 @@ func tableShape(ctx context.Context, conn *pgx.Conn, schema, table string) (stri
 type jdbcResults struct {
 	source  *jdbcSourceResult
 	sink    *jdbcSinkResult
+	smtFile *smtFileResult
+	smtSink *smtSinkResult
 	skipped string // PostgreSQL is unreachable: the reason
 	want    []string
 }
@@ -850,6 +852,12 @@ type jdbcResults struct {
 func (j *jdbcResults) report() (rows []row, notes []string) {
 	if j == nil {
 		return nil, nil
+	}
+	for _, s := range []interface{ report() ([]row, []string) }{j.smtFile, j.smtSink} {
+		defer func() {
+			r, n := s.report()
+			rows, notes = append(rows, r...), append(notes, n...)
+		}()
 	}
 	if j.skipped != "" {
 		for _, f := range j.want {

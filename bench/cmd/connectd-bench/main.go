@@ -59,7 +59,7 @@ func run() (err error) {
 	var (
 		bin         = flag.String("connectd", "", "the connectd binary to measure; empty builds ./cmd/connectd (run from the repository root)")
 		work        = flag.String("work", "", "scratch directory (default: a new temporary directory, removed at the end)")
-		figures     = flag.String("figures", "throughput,startup,offsets,failover,cluster,jdbc-source,jdbc-sink", "comma-separated figures to measure")
+		figures     = flag.String("figures", "throughput,startup,offsets,failover,cluster,jdbc-source,jdbc-sink,smt-file,smt-jdbc-sink", "comma-separated figures to measure")
 		lines       = flag.Int("lines", 1_000_000, "throughput: lines in the source file")
 		lineBytes   = flag.Int("line-bytes", 100, "throughput: bytes per line, newline included")
 		rounds      = flag.Int("rounds", 3, "throughput: rounds (fresh worker each), best taken")
@@ -77,6 +77,9 @@ func run() (err error) {
 		sinkRecords = flag.Int("jdbc-sink-records", 200_000, "jdbc-sink: records on the topic")
 		sinkRuns    = flag.Int("jdbc-sink-runs", 3, "jdbc-sink: rounds (COPY, insert, upsert, upsert again), best taken")
 		sinkFlush   = flag.Duration("jdbc-sink-flush", time.Second, "jdbc-sink: the worker's offset.flush.interval.ms")
+		smtLines    = flag.Int("smt-lines", 500_000, "smt-file: lines in the source file")
+		smtRounds   = flag.Int("smt-rounds", 3, "smt-file, smt-jdbc-sink: rounds, median taken")
+		smtRecords  = flag.Int("smt-records", 100_000, "smt-jdbc-sink: records on each topic")
 	)
 	flag.StringVar(&cpuProfiles, "cpuprofiles", "", "a directory where each connectd process writes a CPU profile of its run (bench/pgo.sh)")
 	flag.Parse()
@@ -88,15 +91,18 @@ func run() (err error) {
 	want := map[string]bool{}
 	for _, f := range strings.Split(*figures, ",") {
 		switch f = strings.TrimSpace(f); f {
-		case "throughput", "startup", "offsets", "failover", "cluster", "jdbc-source", "jdbc-sink":
+		case "throughput", "startup", "offsets", "failover", "cluster", "jdbc-source", "jdbc-sink", "smt-file", "smt-jdbc-sink":
 			want[f] = true
 		case "":
 		default:
-			return fmt.Errorf("unknown figure %q (want throughput, startup, offsets, failover, cluster, jdbc-source, jdbc-sink)", f)
+			return fmt.Errorf("unknown figure %q (want throughput, startup, offsets, failover, cluster, jdbc-source, jdbc-sink, smt-file, smt-jdbc-sink)", f)
 		}
 	}
 	if *failovers < 1 || *connectors < 1 || *concurrency < 1 {
 		return fmt.Errorf("-failover-runs, -cluster-connectors and -cluster-concurrency must be at least 1")
+	}
+	if *smtLines < 1 || *smtRounds < 1 || *smtRecords < 1 {
+		return fmt.Errorf("-smt-lines, -smt-rounds and -smt-records must be at least 1")
 	}
 	if *jdbcRows < 1 || *jdbcRuns < 1 || *sinkRecords < 1 || *sinkRuns < 1 {
 		return fmt.Errorf("-jdbc-rows, -jdbc-source-runs, -jdbc-sink-records and -jdbc-sink-runs must be at least 1")
@@ -135,9 +141,9 @@ func run() (err error) {
 	var cl *clusterResult
 	var jd *jdbcResults
 	// Checked first, so that a skip shows at once.
-	if want["jdbc-source"] || want["jdbc-sink"] {
+	if want["jdbc-source"] || want["jdbc-sink"] || want["smt-jdbc-sink"] {
 		jd = &jdbcResults{}
-		for _, f := range []string{"jdbc-source", "jdbc-sink"} {
+		for _, f := range []string{"jdbc-source", "jdbc-sink", "smt-jdbc-sink"} {
 			if want[f] {
 				jd.want = append(jd.want, f)
 			}
@@ -186,6 +192,21 @@ func run() (err error) {
 	if want["jdbc-sink"] && jd.skipped == "" {
 		fmt.Fprintf(os.Stderr, "figure 7: JDBC sink, %d records to PostgreSQL\n", *sinkRecords)
 		if jd.sink, err = benchJdbcSink(*bin, *work, *sinkRecords, *sinkRuns, *sinkFlush, *runTimeout); err != nil {
+			return err
+		}
+	}
+	if want["smt-file"] {
+		fmt.Fprintf(os.Stderr, "figure 8: file source through four transforms, %d lines\n", *smtLines)
+		if jd == nil {
+			jd = &jdbcResults{}
+		}
+		if jd.smtFile, err = benchSmtFile(*bin, *work, *smtLines, *lineBytes, *smtRounds, *runTimeout); err != nil {
+			return err
+		}
+	}
+	if want["smt-jdbc-sink"] && jd.skipped == "" {
+		fmt.Fprintf(os.Stderr, "figure 9: JDBC sink fed Debezium envelopes through ExtractNewRecordState, %d records\n", *smtRecords)
+		if jd.smtSink, err = benchSmtSink(*bin, *work, *smtRecords, *smtRounds, *runTimeout); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,351 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// ---- smt-file ----
+
+// smtFileResult holds the rounds of the smt-file figure: the file source
+// with no transforms and through a chain, in lines/s.
+type smtFileResult struct {
+	lines         int
+	plain, chain  []float64
+	plainCPU, cpu []cpuUse
+}
+
+// smtChain is Kafka's transforms the figure runs, in order: the line
+// becomes a struct (FileStreamSource's values are strings, which the
+// other three take only as fields), gets a static field, has its field
+// renamed, and goes to the topic RegexRouter makes of the connector's.
+func smtChain() map[string]string {
+	return map[string]string{
+		"transforms":                     "hoist,insert,rename,route",
+		"transforms.hoist.type":          "org.apache.kafka.connect.transforms.HoistField$Value",
+		"transforms.hoist.field":         "line",
+		"transforms.insert.type":         "org.apache.kafka.connect.transforms.InsertField$Value",
+		"transforms.insert.static.field": "source",
+		"transforms.insert.static.value": "bench",
+		"transforms.rename.type":         "org.apache.kafka.connect.transforms.ReplaceField$Value",
+		"transforms.rename.renames":      "line:text",
+		"transforms.route.type":          "org.apache.kafka.connect.transforms.RegexRouter",
+		"transforms.route.regex":         "(.*)-in",
+		"transforms.route.replacement":   "$1",
+	}
+}
+
+// smtConverters are both runs' converters: a struct needs JSON.
+var smtConverters = map[string]string{
+	"value.converter":                "org.apache.kafka.connect.json.JsonConverter",
+	"value.converter.schemas.enable": "false",
+	"key.converter":                  "org.apache.kafka.connect.storage.StringConverter",
+}
+
+// benchSmtFile runs the smt-file figure: rounds rounds, each on a fresh
+// worker, a FileStreamSource reading the same file into a topic once
+// without transforms and once through smtChain, in alternating order.
+func benchSmtFile(bin, work string, lines, lineBytes, rounds int, timeout time.Duration) (*smtFileResult, error) {
+	res := &smtFileResult{lines: lines}
+	path := filepath.Join(work, "smt-lines.txt")
+	if err := writeLinesFile(path, lines, lineBytes); err != nil {
+		return nil, err
+	}
+	defer os.Remove(path)
+	for r := 1; r <= rounds; r++ {
+		if err := smtFileRound(bin, work, path, r, res, timeout); err != nil {
+			return nil, fmt.Errorf("smt-file round %d: %w", r, err)
+		}
+	}
+	return res, nil
+}
+
+func smtFileRound(bin, work, path string, r int, res *smtFileResult, timeout time.Duration) (err error) {
+	dir := filepath.Join(work, fmt.Sprintf("smt-file-%d", r))
+	p, err := startWorker(bin, dir, map[string]string{"offset.flush.interval.ms": "1000"})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if serr := p.stop(); err == nil {
+			err = serr
+		}
+		os.RemoveAll(dir)
+	}()
+	if _, err := p.waitReady(30 * time.Second); err != nil {
+		return err
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(p.kafka))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	plainTopic, chainTopic := fmt.Sprintf("smt-plain-%d", r), fmt.Sprintf("smt-chain-%d", r)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, t := range []string{plainTopic, chainTopic} {
+		if _, err := adm.CreateTopic(ctx, 1, 1, nil, t); err != nil {
+			return fmt.Errorf("creating topic %s: %w", t, err)
+		}
+	}
+	run := func(what, name, topic, outTopic string, extra map[string]string, rates *[]float64, cpus *[]cpuUse) error {
+		rctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		config := map[string]string{"connector.class": "FileStreamSource", "file": path, "topic": topic, "tasks.max": "1"}
+		for _, m := range []map[string]string{smtConverters, extra} {
+			for k, v := range m {
+				config[k] = v
+			}
+		}
+		var rate float64
+		cpu, err := measureCPU(p, func() error {
+			start := time.Now()
+			if err := postConnector(rctx, p, name, config); err != nil {
+				return err
+			}
+			done, _, err := waitEnd(rctx, adm, outTopic, int64(res.lines), watchConnector(rctx, p, name))
+			if err != nil {
+				return fmt.Errorf("%w; worker log:\n%s", err, p.logTail())
+			}
+			rate = float64(res.lines) / done.Sub(start).Seconds()
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if _, err := p.must(rctx, 204, "DELETE", "/connectors/"+name, ""); err != nil {
+			return err
+		}
+		*rates, *cpus = append(*rates, rate), append(*cpus, cpu)
+		logf("smt-file round %d: %s %s lines/s (%v)", r, what, grouped(rate), cpu)
+		return nil
+	}
+	plain := func() error {
+		return run("no transforms", fmt.Sprintf("smt-plain-%d", r), plainTopic, plainTopic, nil, &res.plain, &res.plainCPU)
+	}
+	chain := func() error {
+		return run("through 4 transforms", fmt.Sprintf("smt-chain-%d", r), chainTopic+"-in", chainTopic, smtChain(), &res.chain, &res.cpu)
+	}
+	order := []func() error{plain, chain}
+	if r%2 == 0 {
+		order = []func() error{chain, plain}
+	}
+	for _, f := range order {
+		if err := f(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *smtFileResult) report() (rows []row, notes []string) {
+	if s == nil {
+		return nil, nil
+	}
+	ratio := median(s.chain) / median(s.plain)
+	rows = append(rows, row{
+		figure: fmt.Sprintf("file source through HoistField, InsertField (static), ReplaceField (rename), RegexRouter, median of %d", len(s.chain)),
+		value:  grouped(median(s.chain)) + " lines/s",
+		limit:  "no transforms, same worker: " + grouped(median(s.plain)) + " lines/s",
+		ratio:  fmt.Sprintf("%.2f", ratio),
+		target: "ratio >= 0.80",
+		result: passMiss(ratio >= 0.8),
+	})
+	notes = append(notes, fmt.Sprintf("smt-file: %d lines, JsonConverter values without schemas; runs with transforms %s lines/s, without %s lines/s; CPU with %s; without %s",
+		s.lines, joinF(s.chain), joinF(s.plain), cpuSummary(s.cpu, s.lines), cpuSummary(s.plainCPU, s.lines)))
+	return rows, notes
+}
+
+// ---- smt-jdbc-sink ----
+
+// smtSinkResult holds the rounds of the smt-jdbc-sink figure: the JDBC
+// sink fed Debezium envelopes through ExtractNewRecordState, and the same
+// rows already flat, in rows/s.
+type smtSinkResult struct {
+	records          int
+	envelopeBytes    int
+	flatBytes        int
+	unwrapped, plain []float64
+}
+
+// The envelope's schema: Debezium's PostgreSQL connector's, for a table
+// of the sink figure's three columns.
+const (
+	smtRowSchema = `{"type":"struct","fields":[{"type":"int64","optional":false,"field":"id"},` +
+		`{"type":"string","optional":false,"field":"customer"},{"type":"double","optional":false,"field":"amount"}],` +
+		`"optional":true,"name":"bench.public.orders.Value","field":"%s"}`
+	smtSourceSchema = `{"type":"struct","fields":[{"type":"string","optional":false,"field":"version"},{"type":"string","optional":false,"field":"connector"},` +
+		`{"type":"string","optional":false,"field":"name"},{"type":"int64","optional":false,"field":"ts_ms"},{"type":"string","optional":false,"field":"db"},` +
+		`{"type":"string","optional":false,"field":"schema"},{"type":"string","optional":false,"field":"table"},{"type":"int64","optional":true,"field":"lsn"}],` +
+		`"optional":false,"name":"io.debezium.connector.postgresql.Source","field":"source"}`
+)
+
+var smtEnvelopeSchema = `{"type":"struct","fields":[` + fmt.Sprintf(smtRowSchema, "before") + `,` + fmt.Sprintf(smtRowSchema, "after") + `,` + smtSourceSchema +
+	`,{"type":"string","optional":false,"field":"op"},{"type":"int64","optional":true,"field":"ts_ms"}],"optional":false,"name":"bench.public.orders.Envelope","version":2}`
+
+// benchSmtSink runs the smt-jdbc-sink figure: n Debezium insert events and
+// the same n rows flat, each on a topic of one worker, upserted into fresh
+// tables by JdbcSinkConnectors, in alternating order, runs times.
+func benchSmtSink(bin, work string, n, runs int, timeout time.Duration) (res *smtSinkResult, err error) {
+	res = &smtSinkResult{records: n}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute+time.Duration(2*runs)*timeout)
+	defer cancel()
+	conn, err := pgConnect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(context.Background())
+	schema, drop, err := createSchema(ctx, conn, "smt")
+	if err != nil {
+		return nil, err
+	}
+	defer drop()
+	dir := filepath.Join(work, "smt-jdbc-sink")
+	p, err := startWorker(bin, dir, map[string]string{
+		"key.converter":                  "org.apache.kafka.connect.storage.StringConverter",
+		"value.converter":                "org.apache.kafka.connect.json.JsonConverter",
+		"value.converter.schemas.enable": "true",
+		"offset.flush.interval.ms":       "1000",
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if serr := p.stop(); err == nil {
+			err = serr
+		}
+		os.RemoveAll(dir)
+	}()
+	if _, err := p.waitReady(30 * time.Second); err != nil {
+		return nil, err
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(p.kafka), kgo.ProducerBatchCompression(kgo.NoCompression()))
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	const envTopic, flatTopic = "smt-envelopes", "smt-flat"
+	for _, t := range []string{envTopic, flatTopic} {
+		if _, err := adm.CreateTopic(ctx, 1, 1, nil, t); err != nil {
+			return nil, fmt.Errorf("creating topic %s: %w", t, err)
+		}
+	}
+	var produceErr error
+	var once sync.Once
+	promise := func(_ *kgo.Record, err error) {
+		if err != nil {
+			once.Do(func() { produceErr = err })
+		}
+	}
+	for i := 1; i <= n; i++ {
+		id, customer, amount := sinkRow(i)
+		row := fmt.Sprintf(`{"id":%d,"customer":%q,"amount":%s}`, id, customer, strconv.FormatFloat(amount, 'g', -1, 64))
+		env := fmt.Appendf(nil, `{"schema":%s,"payload":{"before":null,"after":%s,"source":{"version":"2.7.0.Final","connector":"postgresql","name":"bench","ts_ms":1720621800000,"db":"test","schema":"public","table":"orders","lsn":%d},"op":"c","ts_ms":1720621800123}}`,
+			smtEnvelopeSchema, row, 1000+i)
+		flat := fmt.Appendf(nil, `{"schema":%s,"payload":%s}`, sinkValueSchema, row)
+		res.envelopeBytes, res.flatBytes = len(env), len(flat)
+		key := []byte(strconv.FormatInt(id, 10))
+		cl.Produce(ctx, &kgo.Record{Topic: envTopic, Key: key, Value: env}, promise)
+		cl.Produce(ctx, &kgo.Record{Topic: flatTopic, Key: key, Value: flat}, promise)
+	}
+	if err := cl.Flush(ctx); err != nil {
+		return nil, err
+	}
+	if produceErr != nil {
+		return nil, fmt.Errorf("producing the records: %w", produceErr)
+	}
+	for r := 1; r <= runs; r++ {
+		if err := smtSinkRound(ctx, p, conn, schema, r, res, timeout, envTopic, flatTopic); err != nil {
+			return nil, fmt.Errorf("smt-jdbc-sink round %d: %w", r, err)
+		}
+	}
+	return res, nil
+}
+
+func smtSinkRound(ctx context.Context, p *proc, conn *pgx.Conn, schema string, r int, res *smtSinkResult, timeout time.Duration, envTopic, flatTopic string) error {
+	n := res.records
+	run := func(what, topic, table string, extra map[string]string, out *[]float64) error {
+		if _, err := conn.Exec(ctx, "CHECKPOINT"); err != nil {
+			return err
+		}
+		name := fmt.Sprintf("smt-sink-%s-%d", table, r)
+		config := map[string]string{
+			"connector.class": "io.confluent.connect.jdbc.JdbcSinkConnector", "tasks.max": "1",
+			"connection.url": pgJDBC, "connection.user": pgUser, "topics": topic,
+			"table.name.format": schema + "." + fmt.Sprintf("%s_%d", table, r),
+			"insert.mode":       "upsert", "pk.mode": "record_value", "pk.fields": "id", "auto.create": "true",
+		}
+		for k, v := range extra {
+			config[k] = v
+		}
+		rctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		start := time.Now()
+		if err := postConnector(rctx, p, name, config); err != nil {
+			return err
+		}
+		done, _, err := waitLastRow(rctx, conn, schema+"."+fmt.Sprintf("%s_%d", table, r), int64(n), "", watchConnector(rctx, p, name))
+		if err != nil {
+			return fmt.Errorf("%s: %w; worker log:\n%s", what, err, p.logTail())
+		}
+		d := done.Sub(start)
+		if _, err := p.must(rctx, 204, "DELETE", "/connectors/"+name, ""); err != nil {
+			return err
+		}
+		var count int64
+		if err := conn.QueryRow(ctx, fmt.Sprintf("SELECT count(*) FROM %s.%s_%d", schema, table, r)).Scan(&count); err != nil {
+			return err
+		}
+		if count != int64(n) {
+			return fmt.Errorf("%s: the table holds %d rows, want %d", what, count, n)
+		}
+		*out = append(*out, float64(n)/d.Seconds())
+		logf("smt-jdbc-sink round %d: %s %s rows/s (%.2f s)", r, what, grouped(float64(n)/d.Seconds()), d.Seconds())
+		return nil
+	}
+	unwrap := func() error {
+		return run("Debezium envelopes through ExtractNewRecordState", envTopic, "unwrapped", map[string]string{
+			"transforms": "unwrap", "transforms.unwrap.type": "io.debezium.transforms.ExtractNewRecordState",
+		}, &res.unwrapped)
+	}
+	flat := func() error { return run("the same rows flat", flatTopic, "flat", nil, &res.plain) }
+	order := []func() error{unwrap, flat}
+	if r%2 == 0 {
+		order = []func() error{flat, unwrap}
+	}
+	for _, f := range order {
+		if err := f(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *smtSinkResult) report() (rows []row, notes []string) {
+	if s == nil {
+		return nil, nil
+	}
+	ratio := median(s.unwrapped) / median(s.plain)
+	rows = append(rows, row{
+		figure: fmt.Sprintf("JDBC sink upserts, %s Debezium envelopes through ExtractNewRecordState, median of %d", grouped(float64(s.records)), len(s.unwrapped)),
+		value:  grouped(median(s.unwrapped)) + " rows/s",
+		limit:  "the same rows flat: " + grouped(median(s.plain)) + " rows/s",
+		ratio:  fmt.Sprintf("%.2f", ratio),
+		target: "ratio >= 0.80",
+		result: passMiss(ratio >= 0.8),
+	})
+	notes = append(notes, fmt.Sprintf("smt-jdbc-sink: JsonConverter with schemas, envelopes of %d bytes, flat rows of %d bytes; runs through ExtractNewRecordState %s rows/s, flat %s rows/s",
+		s.envelopeBytes, s.flatBytes, joinF(s.unwrapped), joinF(s.plain)))
+	return rows, notes
+}
