@@ -18,6 +18,7 @@ import (
 type Pattern struct {
 	source string
 	whole  *regexp.Regexp // anchored at both ends: Matcher.matches()
+	first  *regexp.Regexp // unanchored: Matcher.find()
 	groups int
 	names  map[string]int
 }
@@ -35,7 +36,7 @@ func Compile(expr string) (*Pattern, error) {
 		}
 		return nil, err
 	}
-	p := &Pattern{source: expr, whole: re, groups: re.NumSubexp(), names: map[string]int{}}
+	p := &Pattern{source: expr, whole: re, first: regexp.MustCompile(`(?:` + expr + `)`), groups: re.NumSubexp(), names: map[string]int{}}
 	for i, n := range re.SubexpNames() {
 		if n != "" {
 			p.names[n] = i
@@ -61,6 +62,22 @@ func (p *Pattern) ReplaceWhole(s, replacement string) (string, bool, error) {
 	}
 	out, err := p.expand(s, m, replacement)
 	return out, err == nil, err
+}
+
+// ReplaceFirst is Java's Matcher.replaceFirst: the first match found in
+// s (which, after a successful Matches, starts at 0 but may end before
+// the end of s) replaced, the rest of s kept; s as it is when nothing
+// matches.
+func (p *Pattern) ReplaceFirst(s, replacement string) (string, error) {
+	m := p.first.FindStringSubmatchIndex(s)
+	if m == nil {
+		return s, nil
+	}
+	out, err := p.expand(s, m, replacement)
+	if err != nil {
+		return "", err
+	}
+	return s[:m[0]] + out + s[m[1]:], nil
 }
 
 // CheckReplacement reports the error a replacement would meet with any

@@ -82,3 +82,22 @@ func FuzzCompileAndReplace(f *testing.F) {
 		}
 	})
 }
+
+func TestReplaceFirst(t *testing.T) {
+	for _, c := range []struct{ expr, in, repl, want string }{
+		{`(.*)customers_shard(.*)`, "db.inventory.customers_shard1", "$1customers_all_shards", "db.inventory.customers_all_shards"},
+		// matches() takes "ab", find() the first alternative: Java keeps the "b".
+		{`a|ab`, "ab", "X", "Xb"},
+		{`b`, "abc", "[$0]", "a[b]c"},
+		{`z`, "abc", "X", "abc"},
+	} {
+		p, err := Compile(c.expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := p.ReplaceFirst(c.in, c.repl)
+		if err != nil || got != c.want {
+			t.Errorf("%q.ReplaceFirst(%q, %q) = %q, %v; want %q", c.expr, c.in, c.repl, got, err, c.want)
+		}
+	}
+}
