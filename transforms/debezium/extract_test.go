@@ -404,3 +404,27 @@ func TestApplyLeavesInputIntact(t *testing.T) {
 		t.Errorf("input changed: %s, headers %+v", env, headers[:cap(headers)])
 	}
 }
+
+// Apply runs on several goroutines at once, sharing the schema caches.
+func TestConcurrentApply(t *testing.T) {
+	tr := configured(t, map[string]string{"add.fields": "op,lsn", "delete.tombstone.handling.mode": "rewrite"})
+	rt := router(t, map[string]string{"topic.regex": "(.*)", "topic.replacement": "all"})
+	errs := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		go func() {
+			var err error
+			for i := 0; i < 200 && err == nil; i++ {
+				var out *connect.Record
+				if out, err = rt.Apply(change("u", alice2, alice, true)); err == nil {
+					_, err = tr.Apply(out)
+				}
+			}
+			errs <- err
+		}()
+	}
+	for g := 0; g < 8; g++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
