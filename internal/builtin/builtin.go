@@ -1,5 +1,5 @@
 // Package builtin is the set of plugins connectd ships: its connectors,
-// Kafka's converters, transforms and predicates. The public connectd package offers it as
+// Kafka's converters, transforms and predicates, and Debezium's transforms. The public connectd package offers it as
 // Builtin; it lives here too because the tests of the packages connectd
 // imports (internal/server) cannot import connectd, and share this list.
 package builtin
@@ -12,13 +12,14 @@ import (
 	"github.com/connectd/connectd/connectors/postgrescdc"
 	"github.com/connectd/connectd/converters"
 	"github.com/connectd/connectd/transforms"
+	"github.com/connectd/connectd/transforms/debezium"
 )
 
 // Plugins returns a fresh slice of the built-in plugins, which the caller
 // may extend.
 func Plugins() []connect.Plugin {
 	var out []connect.Plugin
-	for _, ps := range [][]connect.Plugin{file.Plugins(), jdbc.Plugins(), postgrescdc.Plugins(), httpsource.Plugins(), converters.Plugins(), transforms.Plugins()} {
+	for _, ps := range [][]connect.Plugin{file.Plugins(), jdbc.Plugins(), postgrescdc.Plugins(), httpsource.Plugins(), converters.Plugins(), transforms.Plugins(), debezium.Plugins()} {
 		out = append(out, ps...)
 	}
 	return out
