@@ -40,7 +40,9 @@ func Plugins() []connect.Plugin {
 }
 
 // families lists the functions that return each file's plugins.
-var families = []func() []connect.Plugin{}
+var families = []func() []connect.Plugin{
+	insertFieldPlugins, replaceFieldPlugins, valueToKeyPlugins, extractFieldPlugins, hoistFieldPlugins, flattenPlugins,
+}
 
 // transformPlugin is the plugin of the transform class Package.name.
 func transformPlugin(name string, newT func() connect.Transformation) connect.Plugin {
