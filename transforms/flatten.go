@@ -149,7 +149,7 @@ func (t *Flatten) flattenMap(m map[string]any, prefix string, out map[string]any
 		return nil
 	}
 	if ordered {
-		for _, k := range hashMapKeys(m) {
+		for _, k := range javaHashMapKeys(m) {
 			if err := visit(k, m[k]); err != nil {
 				return false, err
 			}
@@ -233,7 +233,7 @@ func (t *Flatten) flattenStruct(in *connect.Struct, prefix string, out *connect.
 				}
 				j = of.Index
 			}
-			if err := putAt(out, j, in.At(i)); err != nil {
+			if err := structPut(out, j, in.At(i)); err != nil {
 				return err
 			}
 			*next = j + 1

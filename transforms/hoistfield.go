@@ -52,7 +52,7 @@ func (t *HoistField) Apply(r *connect.Record) (*connect.Record, error) {
 		t.cache.put(schema, updated)
 	}
 	out := connect.NewStruct(updated)
-	if err := putAt(out, 0, value); err != nil {
+	if err := structPut(out, 0, value); err != nil {
 		return nil, err
 	}
 	t.part.Set(r, updated, out)

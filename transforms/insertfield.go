@@ -157,7 +157,7 @@ func (t *InsertField) applyWithSchema(r *connect.Record, value any) (*connect.Re
 	out := connect.NewStruct(schema)
 	fields := in.Schema().Fields
 	for i := range fields {
-		if err := putAt(out, i, getField(in, &fields[i], t.replaceNullWithDefault)); err != nil {
+		if err := structPut(out, i, getField(in, &fields[i], t.replaceNullWithDefault)); err != nil {
 			return nil, err
 		}
 	}
@@ -172,7 +172,7 @@ func (t *InsertField) applyWithSchema(r *connect.Record, value any) (*connect.Re
 		if !set {
 			return nil
 		}
-		return putAt(out, i-1, v)
+		return structPut(out, i-1, v)
 	}
 	if err := put(t.topic, r.Topic, true); err != nil {
 		return nil, err
@@ -204,7 +204,7 @@ func (t *InsertField) applyWithSchema(r *connect.Record, value any) (*connect.Re
 	return r, nil
 }
 
-var optionalTimestampSchema = connect.TimestampSchema().AsOptional()
+var insertedOptionalTimestampSchema = connect.TimestampSchema().AsOptional()
 
 // updatedSchema is in's fields followed by the inserted ones, each
 // optional unless its spec ends in "!".
@@ -222,7 +222,7 @@ func (t *InsertField) updatedSchema(in *connect.Schema) (*connect.Schema, error)
 		{t.topic, connect.StringSchema, connect.OptionalStringSchema},
 		{t.partition, connect.Int32Schema, connect.OptionalInt32Schema},
 		{t.offset, connect.Int64Schema, connect.OptionalInt64Schema},
-		{t.timestamp, timestampSchema, optionalTimestampSchema},
+		{t.timestamp, insertedTimestampSchema, insertedOptionalTimestampSchema},
 		{t.stc, connect.StringSchema, connect.OptionalStringSchema},
 	} {
 		if x.spec == nil {
@@ -239,7 +239,7 @@ func (t *InsertField) updatedSchema(in *connect.Schema) (*connect.Schema, error)
 	return b.build(kafkaStructBasics(in)), nil
 }
 
-var timestampSchema = connect.TimestampSchema()
+var insertedTimestampSchema = connect.TimestampSchema()
 
 // kafkaStructBasics is a STRUCT schema with in's name, version, doc and
 // parameters, as SchemaUtil.copySchemaBasics(in, SchemaBuilder.struct())
@@ -278,10 +278,10 @@ func (b *fieldsBuilder) build(base *connect.Schema) *connect.Schema {
 	return structSchema(base, b.fields)
 }
 
-// putAt sets field i of s as Kafka's Struct.put does: a null is refused
+// structPut sets field i of s as Kafka's Struct.put does: a null is refused
 // for a required field even when the field has a default, since
 // ConnectSchema.validateValue refuses it.
-func putAt(s *connect.Struct, i int, v any) error {
+func structPut(s *connect.Struct, i int, v any) error {
 	f := &s.Schema().Fields[i]
 	if v == nil {
 		if !f.Schema.Optional {

@@ -100,8 +100,8 @@ func (t *ReplaceField) Configure(config map[string]string) error {
 	if err != nil {
 		return err
 	}
-	t.exclude = set(pc.List("exclude"))
-	t.include = set(pc.List("include"))
+	t.exclude = nameSet(pc.List("exclude"))
+	t.include = nameSet(pc.List("include"))
 	if t.renames, err = parseRenameMappings(pc.List("renames")); err != nil {
 		return err
 	}
@@ -111,7 +111,7 @@ func (t *ReplaceField) Configure(config map[string]string) error {
 	return nil
 }
 
-func set(names []string) map[string]bool {
+func nameSet(names []string) map[string]bool {
 	m := make(map[string]bool, len(names))
 	for _, n := range names {
 		m[n] = true
@@ -124,15 +124,15 @@ func set(names []string) map[string]bool {
 // of renames iterates.
 func invertRenames(renames map[string]string) map[string]string {
 	out := make(map[string]string, len(renames))
-	for _, old := range hashMapKeys(renames) {
+	for _, old := range javaHashMapKeys(renames) {
 		out[renames[old]] = old
 	}
 	return out
 }
 
-// hashMapKeys returns m's keys in the order a java.util.HashMap of them
+// javaHashMapKeys returns m's keys in the order a java.util.HashMap of them
 // iterates.
-func hashMapKeys[V any](m map[string]V) []string {
+func javaHashMapKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -180,7 +180,7 @@ func (t *ReplaceField) Apply(r *connect.Record) (*connect.Record, error) {
 		} else {
 			// Two fields renamed to one name: the value kept is that of
 			// the field Kafka's HashMap iterates last.
-			for _, k := range hashMapKeys(m) {
+			for _, k := range javaHashMapKeys(m) {
 				if t.keep(k) {
 					out[t.renamed(k)] = m[k]
 				}
@@ -216,7 +216,7 @@ func (t *ReplaceField) Apply(r *connect.Record) (*connect.Record, error) {
 		if src == nil {
 			return nil, dataError("%s is not a valid field name", old)
 		}
-		if err := putAt(out, i, getField(in, src, t.replaceNullWithDefault)); err != nil {
+		if err := structPut(out, i, getField(in, src, t.replaceNullWithDefault)); err != nil {
 			return nil, err
 		}
 	}

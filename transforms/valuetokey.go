@@ -15,13 +15,13 @@ const valueToKeyPurpose = "copying fields from value to key"
 // ValueToKeyConfig is the ConfigDef of Kafka's ValueToKey.
 func ValueToKeyConfig() *connect.ConfigDef {
 	return connect.NewConfigDef().
-		Define(connect.ConfigKey{Name: "fields", Type: connect.ConfigList, Required: true, Validator: nonEmptyList, Importance: connect.High,
+		Define(connect.ConfigKey{Name: "fields", Type: connect.ConfigList, Required: true, Validator: requireNonEmptyList, Importance: connect.High,
 			Doc: "Field names on the record value to extract as the record key."}).
 		Define(replaceNullWithDefaultKey)
 }
 
-// nonEmptyList is Kafka's NonEmptyListValidator.
-func nonEmptyList(v any) error {
+// requireNonEmptyList is Kafka's NonEmptyListValidator.
+func requireNonEmptyList(v any) error {
 	if l, _ := v.([]string); len(l) == 0 {
 		return errors.New("Empty list")
 	}
@@ -87,7 +87,7 @@ func (t *ValueToKey) Apply(r *connect.Record) (*connect.Record, error) {
 	}
 	key := connect.NewStruct(keySchema)
 	for i, name := range t.fields {
-		if err := putAt(key, i, getField(value, value.Schema().Field(name), t.replaceNullWithDefault)); err != nil {
+		if err := structPut(key, i, getField(value, value.Schema().Field(name), t.replaceNullWithDefault)); err != nil {
 			return nil, err
 		}
 	}
