@@ -204,9 +204,11 @@ func FuzzExtractFieldPath(f *testing.F) {
 		if !strings.Contains(path, "`") && strings.Join(steps, ".") != path {
 			t.Fatalf("%q: %q", path, steps)
 		}
+		// Configure reads the value trimmed, as Kafka's ConfigDef does.
 		xf := &ExtractField{part: Value}
 		if err := xf.Configure(map[string]string{"field": path, "field.syntax.version": "V2"}); err != nil {
-			if path == "" {
+			trimmed := strings.TrimSpace(path)
+			if _, perr := parseFieldPath(trimmed, true); trimmed == "" || perr != nil {
 				return
 			}
 			t.Fatalf("Configure(%q): %v", path, err)
