@@ -180,3 +180,59 @@ func TestFlattenGolden(t *testing.T) {
 	xf = shapeConfigured(t, &Flatten{part: Value}, nil)
 	shapeGolden(t, xf, false, `{"after":{"id":1,"name":"n"},"op":"c"}`, `{"op":"c","after.name":"n","after.id":1}`, Value, connect.Record{Topic: "t"})
 }
+
+func TestShapePlugins(t *testing.T) {
+	classes := map[string]bool{}
+	for _, p := range Plugins() {
+		classes[p.Class] = true
+		if p.Type != connect.PluginTransformation || p.Version != kafkaVersion {
+			t.Errorf("%s: %v %s", p.Class, p.Type, p.Version)
+		}
+		if _, ok := p.New().(connect.Transformation); !ok {
+			t.Errorf("%s makes a %T", p.Class, p.New())
+		}
+	}
+	for _, c := range []string{"InsertField$Key", "InsertField$Value", "ReplaceField$Key", "ReplaceField$Value", "ValueToKey",
+		"ExtractField$Key", "ExtractField$Value", "HoistField$Key", "HoistField$Value", "Flatten$Key", "Flatten$Value"} {
+		if !classes[Package+"."+c] {
+			t.Errorf("no plugin %s", c)
+		}
+	}
+}
+
+// TestShapeConcurrentApply runs each transform from several goroutines
+// over more schemas than the cache holds; the race detector checks it.
+func TestShapeConcurrentApply(t *testing.T) {
+	transforms := []connect.Transformation{
+		shapeConfigured(t, &InsertField{part: Value}, map[string]string{"topic.field": "topic"}),
+		shapeConfigured(t, &ReplaceField{part: Value}, map[string]string{"renames": "a:b"}),
+		shapeConfigured(t, &ValueToKey{}, map[string]string{"fields": "a"}),
+		shapeConfigured(t, &ExtractField{part: Value}, map[string]string{"field": "a"}),
+		shapeConfigured(t, &HoistField{part: Value}, map[string]string{"field": "h"}),
+		shapeConfigured(t, &Flatten{part: Value}, nil),
+	}
+	schemas := make([]*connect.Schema, 40)
+	for i := range schemas {
+		schemas[i] = connect.StructSchema("", connect.Field{Name: "a", Schema: connect.Int64Schema})
+	}
+	errs := make(chan error, 8)
+	for g := range 8 {
+		go func() {
+			for i := range 200 {
+				s := schemas[(i+g)%len(schemas)]
+				for _, tr := range transforms {
+					if _, err := tr.Apply(&connect.Record{Topic: "t", ValueSchema: s, Value: connect.NewStruct(s).Put("a", int64(i))}); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
