@@ -42,6 +42,7 @@ func Plugins() []connect.Plugin {
 // families lists the functions that return each file's plugins.
 var families = []func() []connect.Plugin{
 	insertFieldPlugins, replaceFieldPlugins, valueToKeyPlugins, extractFieldPlugins, hoistFieldPlugins, flattenPlugins,
+	castPlugins, maskFieldPlugins, setSchemaMetadataPlugins, timestampConverterPlugins, timestampRouterPlugins,
 }
 
 // transformPlugin is the plugin of the transform class Package.name.
