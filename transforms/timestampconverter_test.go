@@ -58,7 +58,7 @@ func TestTimestampConverterSchemaless(t *testing.T) {
 		{"unix nanos", map[string]string{"target.type": "Timestamp", "unix.precision": "nanoseconds"}, tcUnixMilli*1_000_000 + 999_999, tcDateTime, ""},
 		{"to unix seconds", map[string]string{"target.type": "unix", "unix.precision": "seconds"}, tcDateTime, tcUnixMilli / 1000, ""},
 		{"to unix nanos", map[string]string{"target.type": "unix", "unix.precision": "nanoseconds"}, tcDateTime, tcUnixMilli * 1_000_000, ""},
-		{"to unix micros saturates", map[string]string{"target.type": "unix", "unix.precision": "microseconds"}, int64(1e16), int64(1<<63 - 1), ""},
+		{"to unix micros saturates", map[string]string{"target.type": "unix", "unix.precision": "microseconds"}, time.UnixMilli(1e16).UTC(), int64(1<<63 - 1), ""},
 		{"string to Timestamp", map[string]string{"target.type": "Timestamp", "format": tcFormat}, tcString, tcDateTime, ""},
 		{"string that does not match", map[string]string{"target.type": "Timestamp", "format": tcFormat}, "2017-01-01", nil,
 			"Could not parse timestamp: value (2017-01-01) does not match pattern (yyyy MM dd HH mm ss SSS z)"},
