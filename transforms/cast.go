@@ -235,6 +235,7 @@ func (c *Cast) schemaFor(in *connect.Schema) (*connect.Schema, error) {
 		}
 		out = structSchema(copySchemaBasics(in, connect.TypeStruct), fields)
 	}
+	out.Optional = in.Optional
 	if in.Default != nil {
 		def, err := castValue(in, in.Default, out.Type)
 		if err != nil {

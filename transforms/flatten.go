@@ -94,7 +94,7 @@ func (t *Flatten) Apply(r *connect.Record) (*connect.Record, error) {
 		if err := t.buildSchema(schema, "", b, schema.Optional, parentDefault); err != nil {
 			return nil, err
 		}
-		updated = b.build(kafkaStructBasics(schema))
+		updated = b.build(copySchemaBasics(schema, connect.TypeStruct))
 		t.cache.put(schema, updated)
 	}
 	out := connect.NewStruct(updated)

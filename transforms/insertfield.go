@@ -236,20 +236,10 @@ func (t *InsertField) updatedSchema(in *connect.Schema) (*connect.Schema, error)
 			return nil, err
 		}
 	}
-	return b.build(kafkaStructBasics(in)), nil
+	return b.build(copySchemaBasics(in, connect.TypeStruct)), nil
 }
 
 var insertedTimestampSchema = connect.TimestampSchema()
-
-// kafkaStructBasics is a STRUCT schema with in's name, version, doc and
-// parameters, as SchemaUtil.copySchemaBasics(in, SchemaBuilder.struct())
-// makes it: that copies neither optionality nor default, so the result is
-// required whatever in was.
-func kafkaStructBasics(in *connect.Schema) *connect.Schema {
-	s := copySchemaBasics(in, connect.TypeStruct)
-	s.Optional = false
-	return s
-}
 
 // fieldsBuilder collects a struct schema's fields, refusing the names
 // Kafka's SchemaBuilder.field refuses, with its messages.

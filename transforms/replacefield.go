@@ -203,7 +203,7 @@ func (t *ReplaceField) Apply(r *connect.Record) (*connect.Record, error) {
 				}
 			}
 		}
-		updated = b.build(kafkaStructBasics(in.Schema()))
+		updated = b.build(copySchemaBasics(in.Schema(), connect.TypeStruct))
 		t.cache.put(in.Schema(), updated)
 	}
 	out := connect.NewStruct(updated)

@@ -114,6 +114,7 @@ func (t *TimestampConverter) Apply(r *connect.Record) (*connect.Record, error) {
 			}
 		}
 		updated = structSchema(copySchemaBasics(schema, connect.TypeStruct), fields)
+		updated.Optional = schema.Optional
 		if def, ok := schema.Default.(*connect.Struct); ok {
 			if updated.Default, err = t.applyStruct(def, updated); err != nil {
 				return nil, err

@@ -229,10 +229,10 @@ func (c *schemaCache) touch(in *connect.Schema) {
 }
 
 // copySchemaBasics is Kafka's SchemaUtil.copySchemaBasics: a new schema
-// of type t with in's name, version, doc, parameters and optionality,
-// without its fields or default.
+// of type t with in's name, version, doc and parameters; not its
+// optionality, fields or default, which each transform decides.
 func copySchemaBasics(in *connect.Schema, t connect.Type) *connect.Schema {
-	out := &connect.Schema{Type: t, Name: in.Name, Version: in.Version, Doc: in.Doc, Optional: in.Optional}
+	out := &connect.Schema{Type: t, Name: in.Name, Version: in.Version, Doc: in.Doc}
 	if len(in.Parameters) > 0 {
 		out.Parameters = append([]connect.Parameter(nil), in.Parameters...)
 	}
