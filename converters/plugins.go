@@ -2,9 +2,10 @@ package converters
 
 import "github.com/connectd/connectd/connect"
 
-// Plugins returns Kafka's three converters, for a worker's plugin set.
+// Plugins returns Kafka's three converters and its four header
+// converters, for a worker's plugin set.
 func Plugins() []connect.Plugin {
-	return []connect.Plugin{{
+	return append([]connect.Plugin{{
 		Class:   JSONConverterClass,
 		Type:    connect.PluginConverter,
 		Version: kafkaVersion,
@@ -19,5 +20,5 @@ func Plugins() []connect.Plugin {
 		Type:    connect.PluginConverter,
 		Version: kafkaVersion,
 		New:     func() any { return new(ByteArrayConverter) },
-	}}
+	}}, headerConverterPlugins()...)
 }
