@@ -14,9 +14,6 @@ func New(plugins *connect.PluginSet, class string, config map[string]string, isK
 	if err != nil {
 		return nil, fmt.Errorf("Failed to find any class that implements Converter and which name matches %s: %w", class, err)
 	}
-	if p.Type != connect.PluginConverter {
-		return nil, fmt.Errorf("Class %s is a %s plugin, not a converter", class, p.Type)
-	}
 	conv, ok := p.New().(connect.Converter)
 	if !ok {
 		return nil, fmt.Errorf("Class %s does not implement Converter", class)

@@ -66,7 +66,7 @@ func TestNew(t *testing.T) {
 	if _, err := New(plugins, "com.example.NoSuchConverter", nil, false); err == nil || !strings.Contains(err.Error(), "com.example.NoSuchConverter") {
 		t.Errorf("unknown class: %v", err)
 	}
-	if _, err := New(plugins, "com.example.converters.test.NotAConverterConnector", nil, false); err == nil || !strings.Contains(err.Error(), "not a converter") {
+	if _, err := New(plugins, "com.example.converters.test.NotAConverterConnector", nil, false); err == nil || !strings.Contains(err.Error(), "Failed to find any class that implements Converter and which name matches com.example.converters.test.NotAConverterConnector") {
 		t.Errorf("connector class as a converter: %v", err)
 	}
 	if _, err := New(plugins, JSONConverterClass, map[string]string{"decimal.format": "HEX"}, false); err == nil {

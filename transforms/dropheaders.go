@@ -1,18 +1,8 @@
 package transforms
 
 import (
-	"errors"
-
 	"github.com/connectd/connectd/connect"
 )
-
-// nonEmptyList is Kafka's NonEmptyListValidator.
-func nonEmptyList(v any) error {
-	if l, _ := v.([]string); len(l) == 0 {
-		return errors.New("Empty list")
-	}
-	return nil
-}
 
 // DropHeaders is Kafka's DropHeaders: it removes every header whose key
 // is one of headers.

@@ -1,7 +1,6 @@
 package transforms
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 
@@ -135,12 +134,4 @@ func (t *HeaderFrom) moveSchema(in *connect.Schema) *connect.Schema {
 	out := structSchema(copySchemaBasics(in, connect.TypeStruct), fields)
 	t.moveSchemas.put(in, out)
 	return out
-}
-
-// schemaString is ConnectSchema.toString().
-func schemaString(s *connect.Schema) string {
-	if s.Name != "" {
-		return fmt.Sprintf("Schema{%s:%s}", s.Name, s.Type)
-	}
-	return fmt.Sprintf("Schema{%s}", s.Type)
 }

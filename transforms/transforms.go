@@ -41,11 +41,9 @@ func Plugins() []connect.Plugin {
 
 // families lists the functions that return each file's plugins.
 var families = []func() []connect.Plugin{
-var families = []func() []connect.Plugin{
 	insertFieldPlugins, replaceFieldPlugins, valueToKeyPlugins, extractFieldPlugins, hoistFieldPlugins, flattenPlugins,
 	castPlugins, maskFieldPlugins, setSchemaMetadataPlugins, timestampConverterPlugins, timestampRouterPlugins,
 	routePlugins,
-}
 }
 
 // transformPlugin is the plugin of the transform class Package.name.

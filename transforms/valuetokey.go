@@ -1,8 +1,6 @@
 package transforms
 
 import (
-	"errors"
-
 	"github.com/connectd/connectd/connect"
 )
 
@@ -15,17 +13,9 @@ const valueToKeyPurpose = "copying fields from value to key"
 // ValueToKeyConfig is the ConfigDef of Kafka's ValueToKey.
 func ValueToKeyConfig() *connect.ConfigDef {
 	return connect.NewConfigDef().
-		Define(connect.ConfigKey{Name: "fields", Type: connect.ConfigList, Required: true, Validator: requireNonEmptyList, Importance: connect.High,
+		Define(connect.ConfigKey{Name: "fields", Type: connect.ConfigList, Required: true, Validator: nonEmptyList, Importance: connect.High,
 			Doc: "Field names on the record value to extract as the record key."}).
 		Define(replaceNullWithDefaultKey)
-}
-
-// requireNonEmptyList is Kafka's NonEmptyListValidator.
-func requireNonEmptyList(v any) error {
-	if l, _ := v.([]string); len(l) == 0 {
-		return errors.New("Empty list")
-	}
-	return nil
 }
 
 // ValueToKey is Kafka's ValueToKey: the key becomes a struct or map of
