@@ -17,6 +17,7 @@ import (
 // converters checked against plugins.
 func commonDef(plugins *connect.PluginSet) *connect.ConfigDef {
 	converterValidator := func(v any) error { return converterValidator(plugins, v) }
+	headerConverterValidator := headerConverterValidatorFor(plugins)
 	return connect.NewConfigDef().
 		Define(connect.ConfigKey{Name: "name", Type: connect.ConfigString, Required: true, Validator: connect.NonEmptyStringWithoutControlChars(), Importance: connect.High, Doc: "Globally unique name to use for this connector.", Group: "Common", OrderInGroup: 1, Width: connect.WidthMedium, DisplayName: "Connector name"}).
 		Define(connect.ConfigKey{Name: "connector.class", Type: connect.ConfigString, Required: true, Importance: connect.High, Doc: "Name or alias of the class for this connector. Must be a subclass of org.apache.kafka.connect.connector.Connector. If the connector is org.apache.kafka.connect.file.FileStreamSinkConnector, you can either specify this full name,  or use \"FileStreamSink\" or \"FileStreamSinkConnector\" to make the configuration a bit shorter", Group: "Common", OrderInGroup: 2, Width: connect.WidthLong, DisplayName: "Connector class"}).
@@ -24,7 +25,7 @@ func commonDef(plugins *connect.PluginSet) *connect.ConfigDef {
 		Define(connect.ConfigKey{Name: "tasks.max.enforce", Type: connect.ConfigBoolean, Default: true, Importance: connect.Low, Doc: "(Deprecated) Whether to enforce that the tasks.max property is respected by the connector. By default, connectors that generate too many tasks will fail, and existing sets of tasks that exceed the tasks.max property will also be failed. If this property is set to false, then connectors will be allowed to generate more than the maximum number of tasks, and existing sets of tasks that exceed the tasks.max property will be allowed to run. This property is deprecated and will be removed in an upcoming major release.", Group: "Common", OrderInGroup: 4, Width: connect.WidthShort, DisplayName: "Enforce tasks max"}).
 		Define(connect.ConfigKey{Name: "key.converter", Type: connect.ConfigClass, Importance: connect.Low, Doc: "Converter class used to convert between Kafka Connect format and the serialized form that is written to Kafka. When not set, the worker's is used.", Group: "Common", OrderInGroup: 5, Width: connect.WidthShort, DisplayName: "Key converter class", Validator: converterValidator}).
 		Define(connect.ConfigKey{Name: "value.converter", Type: connect.ConfigClass, Importance: connect.Low, Doc: "Converter class used to convert between Kafka Connect format and the serialized form that is written to Kafka. When not set, the worker's is used.", Group: "Common", OrderInGroup: 6, Width: connect.WidthShort, DisplayName: "Value converter class", Validator: converterValidator}).
-		Define(connect.ConfigKey{Name: "header.converter", Type: connect.ConfigClass, Importance: connect.Low, Doc: "HeaderConverter class used to convert between Kafka Connect format and the serialized form that is written to Kafka.", Group: "Common", OrderInGroup: 7, Width: connect.WidthShort, DisplayName: "Header converter class"}).
+		Define(connect.ConfigKey{Name: "header.converter", Type: connect.ConfigClass, Importance: connect.Low, Doc: "HeaderConverter class used to convert between Kafka Connect format and the serialized form that is written to Kafka. This controls the format of the header values in messages written to or read from Kafka, and since this is independent of connectors it allows any connector to work with any serialization format. Examples of common formats include JSON and Avro. By default, the SimpleHeaderConverter is used to serialize header values to strings and deserialize them by inferring the schemas.", Group: "Common", OrderInGroup: 7, Width: connect.WidthShort, DisplayName: "Header converter class", Validator: headerConverterValidator}).
 		Define(connect.ConfigKey{Name: "config.action.reload", Type: connect.ConfigString, Default: "restart", Validator: connect.OneOfIgnoreCase("none", "restart"), Importance: connect.Low, Doc: "The action that Connect should take on the connector when changes in external configuration providers result in a change in the connector's configuration properties.", Group: "Common", OrderInGroup: 8, Width: connect.WidthMedium, DisplayName: "Reload Action"}).
 		Define(connect.ConfigKey{Name: "transforms", Type: connect.ConfigList, Default: []string{}, Validator: aliasesValidator, Importance: connect.Low, Doc: "Aliases for the transformations to be applied to records.", Group: "Transforms", OrderInGroup: 1, Width: connect.WidthLong, DisplayName: "Transforms"}).
 		Define(connect.ConfigKey{Name: "predicates", Type: connect.ConfigList, Default: []string{}, Validator: aliasesValidator, Importance: connect.Low, Doc: "Aliases for the predicates used by transformations.", Group: "Predicates", OrderInGroup: 1, Width: connect.WidthLong, DisplayName: "Predicates"}).
@@ -60,6 +61,19 @@ func converterValidator(plugins *connect.PluginSet, v any) error {
 		return fmt.Errorf("Class %s could not be found.", s)
 	}
 	return nil
+}
+
+func headerConverterValidatorFor(plugins *connect.PluginSet) connect.ConfigValidator {
+	return func(v any) error {
+		s, _ := v.(string)
+		if s == "" {
+			return nil
+		}
+		if _, err := plugins.Lookup(s, connect.PluginHeaderConverter); err != nil {
+			return fmt.Errorf("Class %s could not be found.", s)
+		}
+		return nil
+	}
 }
 
 func regexValidator(v any) error {

@@ -301,3 +301,59 @@ func (*oneTaskSource) TaskConfigs(int) ([]map[string]string, error) {
 func (*oneTaskSource) Stop() error                   { return nil }
 func (*oneTaskSource) TaskClass() string             { return "test.CountSourceTask" }
 func (s *oneTaskSource) NewTask() connect.SourceTask { return s.task }
+
+// Kafka's own transforms and predicates, as a copied config names them:
+// RegexRouter renames, InsertHeader's headers reach Kafka as the
+// SimpleHeaderConverter writes them, and on the way back a sink drops, with
+// Filter and HasHeaderKey, what carries a header.
+func TestKafkaTransformsEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	w := startWorker(t, dir, stringConverters)
+	in := filepath.Join(dir, "in.txt")
+	writeLines(t, in, "one", "two")
+	w.must(201, "POST", "/connectors", jsonString(map[string]any{
+		"name": "src", "config": map[string]string{
+			"connector.class": "FileStreamSource", "file": in, "topic": "shop.public.orders",
+			"transforms":                   "route,app,count",
+			"transforms.route.type":        "org.apache.kafka.connect.transforms.RegexRouter",
+			"transforms.route.regex":       `([^.]+)\.public\.(.*)`,
+			"transforms.route.replacement": "eip.$2.placed",
+			"transforms.app.type":          "InsertHeader", "transforms.app.header": "app", "transforms.app.value.literal": "connectd",
+			"transforms.count.type": "org.apache.kafka.connect.transforms.InsertHeader", "transforms.count.header": "n", "transforms.count.value.literal": "42",
+		},
+	}))
+	recs := readRecords(t, w.bootstrap(), "eip.orders.placed", 2)
+	for _, r := range recs {
+		var hs []string
+		for _, h := range r.Headers {
+			hs = append(hs, h.Key+"="+string(h.Value))
+		}
+		if !slices.Equal(hs, []string{"app=connectd", "n=42"}) {
+			t.Fatalf("record %s has headers %v", r.Value, hs)
+		}
+	}
+	cl := w.client()
+	for _, r := range []*kgo.Record{
+		{Topic: "eip.orders.placed", Value: []byte("three"), Headers: []kgo.RecordHeader{{Key: "skip", Value: []byte("true")}}},
+		{Topic: "eip.orders.placed", Value: []byte("four")},
+	} {
+		if err := cl.ProduceSync(context.Background(), r).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "out.txt")
+	w.must(201, "POST", "/connectors", jsonString(map[string]any{
+		"name": "sink", "config": map[string]string{
+			"connector.class": "FileStreamSink", "file": out, "topics": "eip.orders.placed",
+			"transforms": "skip", "transforms.skip.type": "Filter", "transforms.skip.predicate": "marked",
+			"predicates": "marked", "predicates.marked.type": "org.apache.kafka.connect.transforms.predicates.HasHeaderKey", "predicates.marked.name": "skip",
+		},
+	}))
+	eventually(t, "the sink past every record", func() bool {
+		_, body := w.do("GET", "/connectors/sink/offsets", "")
+		return strings.Contains(body, `"offset":{"kafka_offset":4}`)
+	})
+	if got := readLines(out); !slices.Equal(got, []string{"one", "two", "four"}) {
+		t.Fatalf("the sink wrote %q", got)
+	}
+}

@@ -110,7 +110,7 @@ func ParseConfig(props map[string]string) (*Config, error) {
 	if v, ok := p["admin.listeners"]; ok {
 		c.AdminListeners = &v
 	}
-	for _, k := range []string{"key.converter", "value.converter"} {
+	for _, k := range []string{"key.converter", "value.converter", "header.converter"} {
 		if _, ok := p[k]; !ok {
 			p[k] = pc.String(k)
 		}

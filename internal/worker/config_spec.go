@@ -130,7 +130,9 @@ var commonDef = connect.NewConfigDef().
 	Define(connect.ConfigKey{Name: "key.converter", Type: connect.ConfigClass, Default: jsonConverter, Importance: connect.High,
 		Doc: "The converter of record keys, for connectors that set none; its settings are the key.converter.* keys. Kafka requires it; connectd defaults it as Kafka's shipped connect-standalone.properties does."}).
 	Define(connect.ConfigKey{Name: "value.converter", Type: connect.ConfigClass, Default: jsonConverter, Importance: connect.High,
-		Doc: "The converter of record values, for connectors that set none; its settings are the value.converter.* keys. Kafka requires it; connectd defaults it as Kafka's shipped connect-standalone.properties does."})
+		Doc: "The converter of record values, for connectors that set none; its settings are the value.converter.* keys. Kafka requires it; connectd defaults it as Kafka's shipped connect-standalone.properties does."}).
+	Define(connect.ConfigKey{Name: "header.converter", Type: connect.ConfigClass, Default: "org.apache.kafka.connect.storage.SimpleHeaderConverter", Importance: connect.Low,
+		Doc: "HeaderConverter class used to convert between Kafka Connect format and the serialized form that is written to Kafka. This controls the format of the header values in messages written to or read from Kafka, and since this is independent of connectors it allows any connector to work with any serialization format. Examples of common formats include JSON and Avro. By default, the SimpleHeaderConverter is used to serialize header values to strings and deserialize them by inferring the schemas."})
 
 // standaloneDef holds the keys only a standalone worker reads.
 var standaloneDef = connect.NewConfigDef().
@@ -211,7 +213,6 @@ var unusedKeys = []unusedKey{
 	{"plugin.path", Both, whyPluginPath},
 	{"plugin.discovery", Both, whyPluginPath},
 	{"config.providers", Both, "connectd does not resolve config providers yet: ${provider:path:key} placeholders stay as written"},
-	{"header.converter", Both, "connectd runs no header converter: it writes a string header as its UTF-8 bytes and hands sink tasks headers' bytes as they are"},
 	{"topic.creation.enable", Both, "connectd does not create source connectors' topics from topic.creation.* settings"},
 	{"client.id", Both, "connectd names its internal clients itself"},
 	{"client.dns.lookup", Both, "franz-go tries every address of a broker's name, as Kafka's default use_all_dns_ips does"},
@@ -283,7 +284,7 @@ var keyFamilies = []keyFamily{
 	{"key.converter.", Both, "Settings of the worker's key.converter.", ""},
 	{"value.converter.", Both, "Settings of the worker's value.converter.", ""},
 	{"listeners.https.", Both, "Refused: connectd serves no HTTPS listener yet.", ""},
-	{"header.converter.", Both, "Settings of header.converter.", "connectd runs no header converter"},
+	{"header.converter.", Both, "Settings of the worker's header.converter.", ""},
 	{"config.providers.", Both, "Config providers' classes and parameters.", "connectd does not resolve config providers yet"},
 	{"metrics.context.", Both, "Metrics context labels.", whyMetrics},
 	{"config.storage.", Distributed, "Settings of the config topic when the worker creates it.", ""},

@@ -43,6 +43,7 @@ func TestWorkerSpec(t *testing.T) {
 		{"topic.tracking.allow.reset", "false", true, func(c *Config) any { return c.TopicTrackingReset }},
 		{"key.converter", "x", jsonConverter, func(c *Config) any { return c.Props["key.converter"] }},
 		{"value.converter", "x", jsonConverter, func(c *Config) any { return c.Props["value.converter"] }},
+		{"header.converter", "x", "org.apache.kafka.connect.storage.SimpleHeaderConverter", func(c *Config) any { return c.Props["header.converter"] }},
 		{"offset.storage.file.filename", "/o", "connectd-data/connect.offsets", func(c *Config) any { return c.OffsetFile }},
 		{"connectors.storage.file.filename", "/c", "connectd-data/connect.offsets.connectors.json", func(c *Config) any { return c.ConnectorsFile }},
 	}

@@ -26,8 +26,9 @@ type sinkTask struct {
 	config    map[string]string
 	keyConv   connect.Converter
 	valueConv connect.Converter
+	headerConv connect.HeaderConverter
 	// The converters' classes, for error reports.
-	keyClass, valueClass string
+	keyClass, valueClass, headerClass string
 	client               *kgo.Client
 	ctx                  context.Context
 
@@ -60,12 +61,16 @@ func (w *Worker) newSinkTask(t *Task, task connect.SinkTask, connConfig, taskCon
 	if err != nil {
 		return nil, err
 	}
+	hc, hclass, err := w.headerConverter(connConfig)
+	if err != nil {
+		return nil, err
+	}
 	ch, err := newChain(w.plugins, connConfig)
 	if err != nil {
 		return nil, err
 	}
 	st := &sinkTask{
-		Task: t, task: task, config: taskConfig, keyConv: kc, valueConv: vc, keyClass: kclass, valueClass: vclass,
+		Task: t, task: task, config: taskConfig, keyConv: kc, valueConv: vc, keyClass: kclass, valueClass: vclass, headerConv: hc, headerClass: hclass,
 		chain: ch, errs: newErrorHandler(w.log, t.Connector, t.ID, connConfig),
 		current: map[connect.TopicPartition]int64{}, committed: map[connect.TopicPartition]int64{}, logEnd: map[connect.TopicPartition]int64{},
 		topicSeen: map[string]bool{}, assignment: map[connect.TopicPartition]bool{}, rewinds: map[connect.TopicPartition]int64{},
@@ -601,7 +606,11 @@ func (s *sinkTask) toConnect(r *kgo.Record) (connect.SinkRecord, error) {
 		sr.TimestampType = connect.LogAppendTime
 	}
 	for _, h := range r.Headers {
-		sr.Headers = append(sr.Headers, connect.Header{Key: h.Key, Schema: connect.OptionalBytesSchema, Value: h.Value})
+		hs, hv, err := s.headerConv.ToConnectHeader(r.Topic, h.Key, h.Value)
+		if err != nil {
+			return connect.SinkRecord{}, &recordError{stage: stageHeaderConv, class: s.headerClass, err: fmt.Errorf("converting the header %s of %s[%d]@%d: %w", h.Key, r.Topic, r.Partition, r.Offset, err)}
+		}
+		sr.Headers = append(sr.Headers, connect.Header{Key: h.Key, Schema: hs, Value: hv})
 	}
 	return sr, nil
 }

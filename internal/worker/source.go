@@ -20,8 +20,9 @@ type sourceTask struct {
 	config    map[string]string
 	keyConv   connect.Converter
 	valueConv connect.Converter
+	headerConv connect.HeaderConverter
 	// The converters' classes, for error reports.
-	keyClass, valueClass string
+	keyClass, valueClass, headerClass string
 	client               *kgo.Client
 	// lastBatchBytes is how many bytes the converters wrote for the
 	// last batch; only prepare uses it.
@@ -46,6 +47,10 @@ func (w *Worker) newSourceTask(t *Task, task connect.SourceTask, connConfig, tas
 		return nil, err
 	}
 	vc, vclass, err := w.converter(connConfig, false)
+	if err != nil {
+		return nil, err
+	}
+	hc, hclass, err := w.headerConverter(connConfig)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +79,7 @@ func (w *Worker) newSourceTask(t *Task, task connect.SourceTask, connConfig, tas
 		return nil, err
 	}
 	st := &sourceTask{
-		Task: t, task: task, config: taskConfig, keyConv: kc, valueConv: vc, keyClass: kclass, valueClass: vclass, client: cl,
+		Task: t, task: task, config: taskConfig, keyConv: kc, valueConv: vc, keyClass: kclass, valueClass: vclass, headerConv: hc, headerClass: hclass, client: cl,
 		tracker: newOffsetTracker(t.Connector), topicSeen: map[string]bool{},
 		chain: ch, errs: newErrorHandler(w.log, t.Connector, t.ID, connConfig),
 	}
@@ -446,21 +451,13 @@ func (s *sourceTask) toKafka(rec *connect.Record, blk *recordBlock, i int, now t
 		kr.Context = explicitPartition
 	}
 	for _, h := range rec.Headers {
-		kr.Headers = append(kr.Headers, kgo.RecordHeader{Key: h.Key, Value: headerBytes(h.Value)})
+		b, err := s.headerConv.FromConnectHeader(rec.Topic, h.Key, h.Schema, h.Value)
+		if err != nil {
+			return &recordError{stage: stageHeaderConv, class: s.headerClass, err: fmt.Errorf("converting the header %s of a record for topic %s: %w", h.Key, rec.Topic, err)}
+		}
+		kr.Headers = append(kr.Headers, kgo.RecordHeader{Key: h.Key, Value: b})
 	}
 	return nil
-}
-
-func headerBytes(v any) []byte {
-	switch x := v.(type) {
-	case nil:
-		return nil
-	case []byte:
-		return x
-	case string:
-		return []byte(x)
-	}
-	return fmt.Append(nil, v)
 }
 
 // commitRecord tells a RecordCommitter that Kafka acknowledged rec as r,

@@ -178,6 +178,28 @@ func (w *Worker) converter(connConfig map[string]string, isKey bool) (connect.Co
 	return c, class, nil
 }
 
+// headerConverter is the connector's header converter, or the worker's,
+// configured, and its class.
+func (w *Worker) headerConverter(connConfig map[string]string) (connect.HeaderConverter, string, error) {
+	const prefix = "header.converter"
+	src := w.cfg.Props
+	if _, ok := connConfig[prefix]; ok {
+		src = connConfig
+	}
+	class := src[prefix]
+	if class == "" {
+		class = converters.SimpleHeaderConverterClass
+	}
+	c, err := converters.NewHeaderConverter(w.plugins, class, WithPrefix(src, prefix+"."))
+	if err != nil {
+		return nil, "", err
+	}
+	if p, err := w.plugins.Lookup(class, connect.PluginHeaderConverter); err == nil {
+		class = p.Class
+	}
+	return c, class, nil
+}
+
 func taskTrace(err error) string {
 	return "org.apache.kafka.connect.errors.ConnectException: " + err.Error()
 }
