@@ -39,7 +39,10 @@ func commonDef(plugins *connect.PluginSet) *connect.ConfigDef {
 func sinkDef(plugins *connect.PluginSet) *connect.ConfigDef {
 	return commonDef(plugins).
 		Define(connect.ConfigKey{Name: "topics", Type: connect.ConfigList, Default: []string{}, Importance: connect.High, Doc: "List of topics to consume, separated by commas", Group: "Common", OrderInGroup: 4, Width: connect.WidthLong, DisplayName: "Topics"}).
-		Define(connect.ConfigKey{Name: "topics.regex", Type: connect.ConfigString, Default: "", Validator: regexValidator, Importance: connect.High, Doc: "Regular expression giving topics to consume. Under the hood, the regex is compiled to a <code>java.util.regex.Pattern</code>. Only one of topics or topics.regex should be specified.", Group: "Common", OrderInGroup: 4, Width: connect.WidthLong, DisplayName: "Topics regex"})
+		Define(connect.ConfigKey{Name: "topics.regex", Type: connect.ConfigString, Default: "", Validator: regexValidator, Importance: connect.High, Doc: "Regular expression giving topics to consume. Under the hood, the regex is compiled to a <code>java.util.regex.Pattern</code>. Only one of topics or topics.regex should be specified.", Group: "Common", OrderInGroup: 4, Width: connect.WidthLong, DisplayName: "Topics regex"}).
+		Define(connect.ConfigKey{Name: "errors.deadletterqueue.topic.name", Type: connect.ConfigString, Default: "", Importance: connect.Medium, Doc: "The name of the topic to be used as the dead letter queue (DLQ) for messages that result in an error when processed by this sink connector, or its transformations or converters. The topic name is blank by default, which means that no messages are to be recorded in the DLQ.", Group: "Error Handling", OrderInGroup: 6, Width: connect.WidthMedium, DisplayName: "Dead Letter Queue Topic Name"}).
+		Define(connect.ConfigKey{Name: "errors.deadletterqueue.topic.replication.factor", Type: connect.ConfigShort, Default: int16(3), Importance: connect.Medium, Doc: "Replication factor used to create the dead letter queue topic when it doesn't already exist.", Group: "Error Handling", OrderInGroup: 7, Width: connect.WidthMedium, DisplayName: "Dead Letter Queue Topic Replication Factor"}).
+		Define(connect.ConfigKey{Name: "errors.deadletterqueue.context.headers.enable", Type: connect.ConfigBoolean, Default: false, Importance: connect.Medium, Doc: "If true, add headers containing error context to the messages written to the dead letter queue. To avoid clashing with headers from the original record, all error context header keys, all error context header keys will start with <code>__connect.errors.</code>", Group: "Error Handling", OrderInGroup: 8, Width: connect.WidthMedium, DisplayName: "Enable Error Context Headers"})
 }
 
 func sourceDef(plugins *connect.PluginSet) *connect.ConfigDef {
@@ -167,21 +170,49 @@ func validate(plugins *connect.PluginSet, config map[string]string, tasksLimit i
 	return infos, nil
 }
 
+// sinkTopicChecks adds Kafka's SinkConnectorConfig.validate errors: one
+// of topics and topics.regex, and a dead letter queue the connector does
+// not consume itself (it would read back its own failures).
 func sinkTopicChecks(config map[string]string, values []connect.ConfigValue) {
 	topics := strings.TrimSpace(config["topics"])
 	regex := strings.TrimSpace(config["topics.regex"])
-	var msg string
+	dlq := strings.TrimSpace(config["errors.deadletterqueue.topic.name"])
+	add := func(name, msg string) {
+		for i := range values {
+			if values[i].Name == name {
+				values[i].Errors = append(values[i].Errors, msg)
+			}
+		}
+	}
 	switch {
 	case topics != "" && regex != "":
-		msg = "topics and topics.regex are mutually exclusive options, but both are set."
+		msg := "topics and topics.regex are mutually exclusive options, but both are set."
+		add("topics", msg)
+		add("topics.regex", msg)
 	case topics == "" && regex == "":
-		msg = "Must configure one of topics or topics.regex"
-	default:
+		msg := "Must configure one of topics or topics.regex"
+		add("topics", msg)
+		add("topics.regex", msg)
+	}
+	if dlq == "" {
 		return
 	}
-	for i := range values {
-		if values[i].Name == "topics" || values[i].Name == "topics.regex" {
-			values[i].Errors = append(values[i].Errors, msg)
+	if topics != "" {
+		// Kafka's parseTopicsList: the names without empty ones and
+		// duplicates, quoted as Java's List.toString.
+		var list []string
+		for _, t := range strings.Split(topics, ",") {
+			if t = strings.TrimSpace(t); t != "" && !slices.Contains(list, t) {
+				list = append(list, t)
+			}
+		}
+		if slices.Contains(list, dlq) {
+			add("topics", fmt.Sprintf("The DLQ topic '%s' may not be included in the list of topics ('topics=[%s]') consumed by the connector", dlq, strings.Join(list, ", ")))
+		}
+	}
+	if regex != "" {
+		if re, err := regexp.Compile("^(?:" + regex + ")$"); err == nil && re.MatchString(dlq) {
+			add("topics.regex", fmt.Sprintf("The DLQ topic '%s' may not be matched by the regex for the topics ('topics.regex=%s') consumed by the connector", dlq, regex))
 		}
 	}
 }
