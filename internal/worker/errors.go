@@ -24,6 +24,7 @@ const (
 	stageValueConverter errorStage = "VALUE_CONVERTER"
 	stageHeaderConv     errorStage = "HEADER_CONVERTER"
 	stageTaskPut        errorStage = "TASK_PUT"
+	stageKafkaProduce   errorStage = "KAFKA_PRODUCE"
 )
 
 // A recordError is a record's failure in one stage, with the class that
@@ -49,6 +50,7 @@ type errorHandler struct {
 	logErrors    bool
 	logRecords   bool
 	log          *slog.Logger
+	dlq          *deadLetterQueue // a sink's, if it has one
 }
 
 // newErrorHandler reads the errors.* keys of a connector config, which
@@ -109,10 +111,11 @@ func (h *errorHandler) retry(ctx context.Context, err error, op func() error) er
 // retryDelayMin is Kafka's RETRIES_DELAY_MIN_MS.
 const retryDelayMin = 300 * time.Millisecond
 
-// tolerate reports a record's failure to the error log (consumed is a
-// sink's record as read from Kafka; a source passes nil and its record),
-// and says whether the task goes on without the record
-// (errors.tolerance=all).
+// tolerate reports a record's failure to the error log and, for a sink,
+// to its dead letter queue (consumed is a sink's record as read from
+// Kafka; a source passes nil and its record), and says whether the task
+// goes on without the record (errors.tolerance=all). It is called from
+// several goroutines at once.
 func (h *errorHandler) tolerate(err error, consumed *kgo.Record, source *connect.SourceRecord) (bool, error) {
 	stage, class := stageOf(err)
 	if h.logErrors {
@@ -128,6 +131,11 @@ func (h *errorHandler) tolerate(err error, consumed *kgo.Record, source *connect
 			}
 		}
 		h.log.Error(msg+".", "error", err)
+	}
+	// Reported whatever the tolerance, as Kafka does: with none, the
+	// record that failed the task is in the queue all the same.
+	if h.dlq != nil && consumed != nil {
+		h.dlq.report(consumed, stage, class, err)
 	}
 	return h.tolerateAll, nil
 }

@@ -47,9 +47,28 @@ type sinkTask struct {
 
 	finished bool // the plugin's task was stopped: rebalance callbacks must not call it
 
-	reporter connect.ErrantRecordReporter // nil without a dead letter queue or error log
-	chain    *chain                       // nil without transforms
-	errs     *errorHandler
+	reporter   connect.ErrantRecordReporter // nil without a dead letter queue or error log
+	chain      *chain                       // nil without transforms
+	errs       *errorHandler
+	dlq        *deadLetterQueue // nil without errors.deadletterqueue.topic.name
+	connConfig map[string]string
+
+	// While the task has a reporter: the consumed record of each record
+	// converted since the last commit, under the topic, partition and
+	// offset the task sees (after the transforms), so that Report sends
+	// the record as it was read.
+	cmu      sync.Mutex
+	consumed map[recordPlace]*kgo.Record
+	// putErr is the first error reported with errors.tolerance=none: the
+	// Put that reported it fails the task even if the task went on.
+	putErr error
+}
+
+// recordPlace is where a sink record says it was read.
+type recordPlace struct {
+	topic     string
+	partition int32
+	offset    int64
 }
 
 func (w *Worker) newSinkTask(t *Task, task connect.SinkTask, connConfig, taskConfig map[string]string) (*sinkTask, error) {
@@ -69,9 +88,14 @@ func (w *Worker) newSinkTask(t *Task, task connect.SinkTask, connConfig, taskCon
 	if err != nil {
 		return nil, err
 	}
+	dlq, err := w.newDeadLetterQueue(t.Connector, t.ID, connConfig)
+	if err != nil {
+		ch.close()
+		return nil, err
+	}
 	st := &sinkTask{
 		Task: t, task: task, config: taskConfig, keyConv: kc, valueConv: vc, keyClass: kclass, valueClass: vclass, headerConv: hc, headerClass: hclass,
-		chain: ch, errs: newErrorHandler(w.log, t.Connector, t.ID, connConfig),
+		chain: ch, errs: newErrorHandler(w.log, t.Connector, t.ID, connConfig), dlq: dlq, connConfig: connConfig,
 		current: map[connect.TopicPartition]int64{}, committed: map[connect.TopicPartition]int64{}, logEnd: map[connect.TopicPartition]int64{},
 		topicSeen: map[string]bool{}, assignment: map[connect.TopicPartition]bool{}, rewinds: map[connect.TopicPartition]int64{},
 	}
@@ -91,17 +115,23 @@ func (w *Worker) newSinkTask(t *Task, task connect.SinkTask, connConfig, taskCon
 		kgo.OnPartitionsLost(st.lost),
 	}
 	sub, err := w.subscription(connConfig, props)
+	if err == nil {
+		opts = append(opts, sub...)
+		st.client, err = w.newClient(props, opts...)
+	}
 	if err != nil {
 		ch.close()
+		if dlq != nil {
+			dlq.client.Close()
+		}
 		return nil, err
 	}
-	opts = append(opts, sub...)
-	cl, err := w.newClient(props, opts...)
-	if err != nil {
-		ch.close()
-		return nil, err
+	st.errs.dlq = dlq
+	// Kafka's enableErrantRecordReporter.
+	if dlq != nil || st.errs.logErrors {
+		st.reporter = &errantReporter{s: st}
+		st.consumed = map[recordPlace]*kgo.Record{}
 	}
-	st.client = cl
 	return st, nil
 }
 
@@ -175,7 +205,13 @@ func (s *sinkTask) run(ctx context.Context) {
 	defer close(s.done)
 	defer s.chain.close()
 	var err error
-	if err = safeCall(func() error { return s.task.Start(s, s.config) }); err == nil {
+	if s.dlq != nil {
+		err = s.dlq.open(ctx, s.w, s.connConfig)
+	}
+	if err == nil {
+		err = safeCall(func() error { return s.task.Start(s, s.config) })
+	}
+	if err == nil {
 		if paused, _ := s.pauseState(); !paused {
 			s.report("RUNNING", "")
 		}
@@ -197,6 +233,13 @@ func (s *sinkTask) run(ctx context.Context) {
 	}
 	s.finished = true
 	s.mu.Unlock()
+	if s.dlq != nil {
+		// Even after a failure: the record that failed the task goes to
+		// the queue.
+		if derr := s.dlq.close(s.w.cfg.ShutdownTimeout); derr != nil && err == nil {
+			err = derr
+		}
+	}
 	s.client.AllowRebalance()
 	s.client.Close()
 	if err != nil {
@@ -324,6 +367,9 @@ func (s *sinkTask) loop(ctx context.Context) error {
 			putting = make(chan error, 1)
 			go func() {
 				err := safeCall(func() error { return s.task.Put(recs) })
+				if err == nil {
+					err = s.takePutError()
+				}
 				s.mu.Unlock()
 				putting <- err
 			}()
@@ -527,6 +573,11 @@ func (s *sinkTask) toSink(r *kgo.Record) (connect.SinkRecord, bool, error) {
 		})
 	}
 	if err == nil {
+		if kept && s.consumed != nil {
+			s.cmu.Lock()
+			s.consumed[recordPlace{sr.Topic, sr.Partition, sr.Offset}] = r
+			s.cmu.Unlock()
+		}
 		return sr, kept, nil
 	}
 	ok, rerr := s.errs.tolerate(err, r, nil)
@@ -635,6 +686,20 @@ func (s *sinkTask) commitLocked(ctx context.Context) error {
 	} else if err := safeCall(func() error { return s.task.Flush(offsets) }); err != nil {
 		return fmt.Errorf("flush: %w", err)
 	}
+	if s.dlq != nil {
+		// What was reported must be in the queue before the offsets that
+		// pass it are committed.
+		if err := s.dlq.flush(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil // stopping: the final commit waits for it
+			}
+			return err
+		}
+	}
+	if err := s.takePutError(); err != nil {
+		return err
+	}
+	s.forgetConsumed()
 	commit := map[string]map[int32]kgo.EpochOffset{}
 	for tp, off := range offsets {
 		if prev, ok := s.committed[tp]; ok && prev == off {
@@ -740,6 +805,11 @@ func (s *sinkTask) closePartitions(tps []connect.TopicPartition) {
 		delete(s.current, tp)
 		delete(s.committed, tp)
 		delete(s.logEnd, tp)
+	}
+	if len(tps) > 0 {
+		s.forgetConsumedWhere(func(r *kgo.Record) bool {
+			return slices.Contains(tps, connect.TopicPartition{Topic: r.Topic, Partition: r.Partition})
+		})
 	}
 }
 

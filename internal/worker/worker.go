@@ -124,6 +124,12 @@ func (w *Worker) newClient(props map[string]string, extra ...kgo.Opt) (*kgo.Clie
 // Admin returns an admin client for a connector's offsets operations, and
 // the function that closes it.
 func (w *Worker) Admin(name string, connConfig map[string]string) (*kadm.Client, func(), error) {
+	return w.admin("connector-worker-adminclient-"+name, connConfig)
+}
+
+// admin is an admin client with Kafka's adminConfigs: the worker's
+// top-level and admin.* keys, then the connector's admin.override.*.
+func (w *Worker) admin(clientID string, connConfig map[string]string) (*kadm.Client, func(), error) {
 	props := map[string]string{}
 	for k, v := range w.cfg.Props {
 		if !strings.HasPrefix(k, "producer.") && !strings.HasPrefix(k, "consumer.") && !strings.HasPrefix(k, "admin.") {
@@ -131,7 +137,7 @@ func (w *Worker) Admin(name string, connConfig map[string]string) (*kadm.Client,
 		}
 	}
 	props = w.clientProps(props, "admin.", "admin.override.", connConfig)
-	props["client.id"] = "connector-worker-adminclient-" + name
+	props["client.id"] = clientID
 	cl, err := w.newClient(onlyClientKeys(props))
 	if err != nil {
 		return nil, nil, err
