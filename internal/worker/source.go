@@ -293,7 +293,7 @@ func (s *sourceTask) send(b *sendBatch) {
 		return
 	}
 	promise := func(r *kgo.Record, err error) {
-		if err != nil {
+		if err != nil && !s.sendTolerated(r, err, nil) {
 			s.setSendErr(s.sendError(r.Topic, err))
 			s.cancel()
 			return
@@ -315,8 +315,12 @@ func (s *sourceTask) send(b *sendBatch) {
 			rec := b.sent[i]
 			p = func(r *kgo.Record, err error) {
 				// Before promise, which may hand r on to another batch.
-				if err == nil {
+				switch {
+				case err == nil:
 					s.commitRecord(rec, r)
+				case s.sendTolerated(r, err, rec):
+					s.commitRecord(rec, nil)
+					err = nil
 				}
 				promise(r, err)
 			}
@@ -326,6 +330,17 @@ func (s *sourceTask) send(b *sendBatch) {
 		// record the task handed over is sent even while it stops.
 		s.client.Produce(context.Background(), &kafka[i], p)
 	}
+}
+
+// sendTolerated reports a record Kafka refused to the error log and
+// says whether errors.tolerance=all skips it, its offset committed as if
+// sent (KIP-779). rec is the polled record, when the task kept it.
+func (s *sourceTask) sendTolerated(r *kgo.Record, err error, rec *connect.SourceRecord) bool {
+	if !s.errs.tolerateAll {
+		return false
+	}
+	s.errs.tolerate(&recordError{stage: stageKafkaProduce, class: "org.apache.kafka.connect.runtime.WorkerSourceTask", err: s.sendError(r.Topic, err)}, nil, rec)
+	return true
 }
 
 // sendError is the task's failure for a record Kafka refused. The
