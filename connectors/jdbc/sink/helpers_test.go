@@ -40,7 +40,11 @@ type sinkFakeContext struct {
 	mu      sync.Mutex
 	rewinds map[connect.TopicPartition]int64
 	commits int
+	// reporter, when set, is the errant record reporter the task gets.
+	reporter connect.ErrantRecordReporter
 }
+
+func (c *sinkFakeContext) ErrantRecordReporter() connect.ErrantRecordReporter { return c.reporter }
 
 func (c *sinkFakeContext) Assignment() []connect.TopicPartition { return nil }
 func (c *sinkFakeContext) SetOffset(tp connect.TopicPartition, off int64) {

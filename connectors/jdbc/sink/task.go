@@ -271,6 +271,24 @@ func (t *Task) attempt(op func() error) error {
 			return nil
 		}
 		t.rollback()
+		if t.ctx != nil && refusedRow(err) {
+			if reporter := t.ctx.ErrantRecordReporter(); reporter != nil {
+				werr, rerr := t.isolate(reporter, err)
+				if werr == nil && rerr == nil {
+					t.remaining = t.cfg.maxRetries
+					return nil
+				}
+				t.rollback()
+				if rerr != nil {
+					// errors.tolerance=none: the task fails once the
+					// record was reported.
+					t.abandon()
+					t.remaining = t.cfg.maxRetries
+					return rerr
+				}
+				err = werr
+			}
+		}
 		var de *sinkDataError
 		if errors.As(err, &de) || t.remaining <= 0 {
 			t.abandon()
