@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"fmt"
+	"github.com/connectd/connectd/internal/servertest"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -170,5 +172,65 @@ func TestSinkDeadLetterQueueRefused(t *testing.T) {
 	body = w.must(200, "GET", "/connectors/unmade/tasks/0/status", "")
 	if !strings.Contains(body, "Could not initialize dead letter queue with topic=unmade-dlq") {
 		t.Fatalf("failed task status %s", body)
+	}
+}
+
+// A row PostgreSQL refuses (a check constraint) reaches the dead letter
+// queue through the JDBC sink's errant record reporter, as it was
+// consumed, while the other rows of its batch are written.
+func TestJdbcSinkRefusedRowToDeadLetterQueue(t *testing.T) {
+	db, schema := servertest.PGSchema(t, "dlq")
+	servertest.MustExec(t, db, "CREATE TABLE "+schema+".orders (id BIGINT PRIMARY KEY, qty BIGINT NOT NULL CHECK (qty >= 0))")
+	w := startWorker(t, t.TempDir(), map[string]string{"value.converter": "org.apache.kafka.connect.json.JsonConverter"})
+	var values []string
+	for i, qty := range []int{5, -1, 7} {
+		values = append(values, fmt.Sprintf(`{"schema":{"type":"struct","fields":[{"type":"int64","optional":false,"field":"id"},{"type":"int64","optional":false,"field":"qty"}],"optional":false,"name":"order"},"payload":{"id":%d,"qty":%d}}`, i+1, qty))
+	}
+	produceValues(t, w, "jdbc-in", values...)
+	w.must(201, "POST", "/connectors", jsonString(map[string]any{
+		"name": "jdbc-dlq", "config": map[string]string{
+			"connector.class":                   "io.confluent.connect.jdbc.JdbcSinkConnector",
+			"connection.url":                    "jdbc:postgresql://127.0.0.1:5432/test",
+			"connection.user":                   "postgres",
+			"key.converter":                     "org.apache.kafka.connect.storage.StringConverter",
+			"topics":                            "jdbc-in",
+			"table.name.format":                 schema + ".orders",
+			"pk.mode":                           "record_value",
+			"pk.fields":                         "id",
+			"max.retries":                       "0",
+			"errors.tolerance":                  "all",
+			"errors.deadletterqueue.topic.name": "jdbc-dlq",
+			"errors.deadletterqueue.topic.replication.factor": "1",
+			"errors.deadletterqueue.context.headers.enable":   "true",
+		},
+	}))
+	eventually(t, "the offset past every record", func() bool {
+		_, body := w.do("GET", "/connectors/jdbc-dlq/offsets", "")
+		return strings.Contains(body, `"offset":{"kafka_offset":3}`)
+	})
+	if end := endOffset(t, w, "jdbc-dlq"); end != 1 {
+		t.Fatalf("the dead letter queue's end is %d once the offsets passed the record, want 1", end)
+	}
+	var rows []string
+	rs, err := db.Query("SELECT id, qty FROM " + schema + ".orders ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rs.Close()
+	for rs.Next() {
+		var id, qty int64
+		if err := rs.Scan(&id, &qty); err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, fmt.Sprintf("%d:%d", id, qty))
+	}
+	if !slices.Equal(rows, []string{"1:5", "3:7"}) {
+		t.Fatalf("rows %v", rows)
+	}
+	r := readRecords(t, w.bootstrap(), "jdbc-dlq", 1)[0]
+	hs := dlqHeaders(r)
+	if string(r.Value) != values[1] || hs["__connect.errors.offset"] != "1" || hs["__connect.errors.stage"] != "TASK_PUT" ||
+		hs["__connect.errors.class.name"] != "org.apache.kafka.connect.sink.SinkTask" || !strings.Contains(hs["__connect.errors.exception.message"], "23514") {
+		t.Fatalf("dead letter record %s with headers %v", r.Value, hs)
 	}
 }
