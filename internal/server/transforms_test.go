@@ -357,3 +357,30 @@ func TestKafkaTransformsEndToEnd(t *testing.T) {
 		t.Fatalf("the sink wrote %q", got)
 	}
 }
+
+// With errors.tolerance=all a source record Kafka refuses (here one larger
+// than the producer's batch.size) is skipped and its offset committed
+// (KIP-779); with none the task fails.
+func TestSourceToleratesRecordsKafkaRefuses(t *testing.T) {
+	dir := t.TempDir()
+	w := startWorker(t, dir, stringConverters)
+	in := filepath.Join(dir, "in.txt")
+	writeLines(t, in, "small-1", strings.Repeat("x", 5000), "small-2")
+	for _, c := range []struct{ name, tolerance string }{{"tolerant", "all"}, {"strict", "none"}} {
+		w.must(201, "POST", "/connectors", jsonString(map[string]any{
+			"name": c.name, "config": map[string]string{
+				"connector.class": "FileStreamSource", "file": in, "topic": c.name,
+				"producer.override.batch.size": "2000", "errors.tolerance": c.tolerance,
+			},
+		}))
+	}
+	if got := readTopic(t, w.bootstrap(), "tolerant", 2); !slices.Equal(got, []string{"small-1", "small-2"}) {
+		t.Fatalf("tolerant holds %q", got)
+	}
+	size, _ := os.Stat(in)
+	eventually(t, "the tolerant source's offset past the refused line", func() bool {
+		_, body := w.do("GET", "/connectors/tolerant/offsets", "")
+		return strings.Contains(body, fmt.Sprintf(`"position":%d`, size.Size()))
+	})
+	eventually(t, "the strict source's task to fail", func() bool { return w.state("strict") == "RUNNING/FAILED" })
+}
