@@ -157,7 +157,7 @@ func (t *InsertField) applyWithSchema(r *connect.Record, value any) (*connect.Re
 	out := connect.NewStruct(schema)
 	fields := in.Schema().Fields
 	for i := range fields {
-		if err := structPut(out, i, getField(in, &fields[i], t.replaceNullWithDefault)); err != nil {
+		if err := copyField(out, i, in, &fields[i], t.replaceNullWithDefault); err != nil {
 			return nil, err
 		}
 	}

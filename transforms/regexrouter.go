@@ -2,6 +2,7 @@ package transforms
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/connectd/connectd/connect"
 	"github.com/connectd/connectd/internal/javaregex"
@@ -39,6 +40,15 @@ func regexValidator(v any) error {
 type RegexRouter struct {
 	regex       *javaregex.Pattern
 	replacement string
+	// last is the last topic routed and where it went: a connector's
+	// records mostly go to a few topics, and the answer is a function of
+	// the topic alone.
+	last atomic.Pointer[routed]
+}
+
+type routed struct {
+	in, out string
+	matched bool
 }
 
 var regexRouterConfig = connect.NewConfigDef().
@@ -72,10 +82,17 @@ func (t *RegexRouter) Configure(config map[string]string) error {
 
 // Apply reroutes the record when its whole topic matches.
 func (t *RegexRouter) Apply(r *connect.Record) (*connect.Record, error) {
+	if last := t.last.Load(); last != nil && last.in == r.Topic {
+		if last.matched {
+			r.Topic = last.out
+		}
+		return r, nil
+	}
 	topic, ok, err := t.regex.ReplaceWhole(r.Topic, t.replacement)
 	if err != nil {
 		return nil, err
 	}
+	t.last.Store(&routed{in: r.Topic, out: topic, matched: ok})
 	if ok {
 		r.Topic = topic
 	}

@@ -216,7 +216,7 @@ func (t *ReplaceField) Apply(r *connect.Record) (*connect.Record, error) {
 		if src == nil {
 			return nil, dataError("%s is not a valid field name", old)
 		}
-		if err := structPut(out, i, getField(in, src, t.replaceNullWithDefault)); err != nil {
+		if err := copyField(out, i, in, src, t.replaceNullWithDefault); err != nil {
 			return nil, err
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/connectd/connectd/connect"
@@ -182,6 +183,9 @@ func ClassName(v any) string {
 // record carries them, so the pointer is the key. It is safe for
 // concurrent use.
 type schemaCache struct {
+	// last is the pair got or put last: a connector's records mostly
+	// share their schema, and reading it takes no lock.
+	last  atomic.Pointer[[2]*connect.Schema]
 	mu    sync.Mutex
 	order []*connect.Schema // least recently used first
 	m     map[*connect.Schema]*connect.Schema
@@ -190,6 +194,17 @@ type schemaCache struct {
 const schemaCacheSize = 16
 
 func (c *schemaCache) get(in *connect.Schema) *connect.Schema {
+	if last := c.last.Load(); last != nil && last[0] == in {
+		return last[1]
+	}
+	out := c.getLocked(in)
+	if out != nil {
+		c.last.Store(&[2]*connect.Schema{in, out})
+	}
+	return out
+}
+
+func (c *schemaCache) getLocked(in *connect.Schema) *connect.Schema {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	out, ok := c.m[in]
@@ -200,6 +215,7 @@ func (c *schemaCache) get(in *connect.Schema) *connect.Schema {
 }
 
 func (c *schemaCache) put(in, out *connect.Schema) {
+	c.last.Store(&[2]*connect.Schema{in, out})
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
@@ -257,6 +273,18 @@ func getField(s *connect.Struct, f *connect.Field, replaceNullWithDefault bool) 
 		return s.At(f.Index)
 	}
 	return s.AtWithoutDefault(f.Index)
+}
+
+// copyField sets out's field i to in's field src, as Kafka's
+// out.put(name, in.get(src)) does: a value the struct holds goes over as
+// it is, without boxing or checking it again, when both fields have the
+// same schema; anything else takes getField and structPut.
+func copyField(out *connect.Struct, i int, in *connect.Struct, src *connect.Field, replaceNullWithDefault bool) error {
+	if v := in.ValueAt(src.Index); v.Kind() != connect.KindNull && out.Schema().Fields[i].Schema == src.Schema {
+		out.SetValueAt(i, v)
+		return nil
+	}
+	return structPut(out, i, getField(in, src, replaceNullWithDefault))
 }
 
 // replaceNullWithDefaultKey is the key KIP-1040 added to several

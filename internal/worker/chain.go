@@ -143,32 +143,29 @@ func newPlugin(plugins *connect.PluginSet, config map[string]string, prefix stri
 }
 
 // apply runs r through the stages; a nil record was dropped. An error is
-// a recordError naming the transform that failed.
-func (c *chain) apply(r *connect.Record) (*connect.Record, error) {
-	for i := range c.stages {
-		st := &c.stages[i]
-		if st.pred != nil {
-			var match bool
-			if err := safeCall(func() error { match = st.pred.Test(r); return nil }); err != nil {
-				return nil, &recordError{stage: stageTransformation, class: st.class, err: err}
-			}
-			if match == st.negate {
-				continue
-			}
+// a recordError naming the transform that failed. A panic in a transform
+// or a predicate is its error: one recover per record, not a call per
+// stage, keeps the chain's own cost off the record's way.
+func (c *chain) apply(r *connect.Record) (out *connect.Record, err error) {
+	i := 0
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = nil, &recordError{stage: stageTransformation, class: c.stages[i].class, err: fmt.Errorf("panic: %v", p)}
 		}
-		var out *connect.Record
-		err := safeCall(func() error {
-			var err error
-			out, err = st.t.Apply(r)
-			return err
-		})
+	}()
+	for ; i < len(c.stages); i++ {
+		st := &c.stages[i]
+		if st.pred != nil && st.pred.Test(r) == st.negate {
+			continue
+		}
+		next, err := st.t.Apply(r)
 		if err != nil {
 			return nil, &recordError{stage: stageTransformation, class: st.class, err: err}
 		}
-		if out == nil {
+		if next == nil {
 			return nil, nil
 		}
-		r = out
+		r = next
 	}
 	return r, nil
 }

@@ -22,15 +22,15 @@ import (
 // connect.SinkTask and commits the offsets the task made durable.
 type sinkTask struct {
 	*Task
-	task      connect.SinkTask
-	config    map[string]string
-	keyConv   connect.Converter
-	valueConv connect.Converter
+	task       connect.SinkTask
+	config     map[string]string
+	keyConv    connect.Converter
+	valueConv  connect.Converter
 	headerConv connect.HeaderConverter
 	// The converters' classes, for error reports.
 	keyClass, valueClass, headerClass string
-	client               *kgo.Client
-	ctx                  context.Context
+	client                            *kgo.Client
+	ctx                               context.Context
 
 	// mu serializes every call into the plugin's task: the poll loop and
 	// the group's rebalance callbacks both make them.

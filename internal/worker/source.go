@@ -16,14 +16,14 @@ import (
 // the offsets of acknowledged records for the next commit.
 type sourceTask struct {
 	*Task
-	task      connect.SourceTask
-	config    map[string]string
-	keyConv   connect.Converter
-	valueConv connect.Converter
+	task       connect.SourceTask
+	config     map[string]string
+	keyConv    connect.Converter
+	valueConv  connect.Converter
 	headerConv connect.HeaderConverter
 	// The converters' classes, for error reports.
 	keyClass, valueClass, headerClass string
-	client               *kgo.Client
+	client                            *kgo.Client
 	// lastBatchBytes is how many bytes the converters wrote for the
 	// last batch; only prepare uses it.
 	lastBatchBytes int

@@ -1,0 +1,97 @@
+package worker
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/connectd/connectd/connect"
+)
+
+type appendTopic string
+
+func (appendTopic) Config() *connect.ConfigDef        { return connect.NewConfigDef() }
+func (appendTopic) Configure(map[string]string) error { return nil }
+func (a appendTopic) Apply(r *connect.Record) (*connect.Record, error) {
+	switch a {
+	case "panic":
+		panic("boom")
+	case "drop":
+		return nil, nil
+	}
+	r.Topic += string(a)
+	return r, nil
+}
+
+type topicIs string
+
+func (topicIs) Config() *connect.ConfigDef        { return connect.NewConfigDef() }
+func (topicIs) Configure(map[string]string) error { return nil }
+func (p topicIs) Test(r *connect.Record) bool     { return r.Topic == string(p) }
+
+// A stage applies when it has no predicate, or when its predicate's
+// answer differs from negate; a nil record ends the chain; a panic is the
+// record's error, naming the transform's class.
+func TestChainApply(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		stages []stage
+		want   string // the topic, "<dropped>" or the error's text
+	}{
+		{"in order", []stage{{t: appendTopic("-a")}, {t: appendTopic("-b")}}, "t-a-b"},
+		{"predicate matches", []stage{{t: appendTopic("-a"), pred: topicIs("t")}}, "t-a"},
+		{"predicate does not match", []stage{{t: appendTopic("-a"), pred: topicIs("x")}}, "t"},
+		{"negated predicate matches", []stage{{t: appendTopic("-a"), pred: topicIs("t"), negate: true}}, "t"},
+		{"negated predicate does not match", []stage{{t: appendTopic("-a"), pred: topicIs("x"), negate: true}}, "t-a"},
+		{"a later predicate sees the changed record", []stage{{t: appendTopic("-a")}, {t: appendTopic("-b"), pred: topicIs("t-a")}}, "t-a-b"},
+		{"dropped", []stage{{t: appendTopic("drop")}, {t: appendTopic("-b")}}, "<dropped>"},
+		{"panic", []stage{{t: appendTopic("-a"), class: "com.example.A"}, {t: appendTopic("panic"), class: "com.example.Boom"}}, "panic: boom (TRANSFORMATION, com.example.Boom)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := (&chain{stages: c.stages}).apply(&connect.Record{Topic: "t"})
+			var got string
+			switch {
+			case err != nil:
+				stage, class := stageOf(err)
+				got = err.Error() + " (" + string(stage) + ", " + class + ")"
+			case out == nil:
+				got = "<dropped>"
+			default:
+				got = out.Topic
+			}
+			if got != c.want {
+				t.Fatalf("got %s, want %s", got, c.want)
+			}
+		})
+	}
+}
+
+// A transforms config names its problems as Kafka does when the worker
+// builds the chain.
+func TestNewChainErrors(t *testing.T) {
+	plugins, err := connect.NewPluginSet(
+		connect.Plugin{Class: "test.Append", Type: connect.PluginTransformation, New: func() any { return appendTopic("-a") }},
+		connect.Plugin{Class: "test.TopicIs", Type: connect.PluginPredicate, New: func() any { return topicIs("t") }},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		config map[string]string
+		want   string
+	}{
+		{map[string]string{"transforms": "a"}, `Missing required configuration "transforms.a.type" which has no default value.`},
+		{map[string]string{"transforms": "a", "transforms.a.type": "nope"}, "Class nope could not be found."},
+		{map[string]string{"transforms": "a", "transforms.a.type": "test.TopicIs"}, "Class test.TopicIs could not be found."},
+		{map[string]string{"transforms": "a", "transforms.a.type": "test.Append", "transforms.a.negate": "true"}, "Config 'transforms.a.negate' was provided but there is no config 'transforms.a.predicate' defining a predicate to be negated."},
+		{map[string]string{"transforms": "a", "transforms.a.type": "test.Append", "transforms.a.predicate": "p"}, "no predicate of that alias is listed in predicates"},
+	} {
+		if _, err := newChain(plugins, c.config); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %s", c.config, err, c.want)
+		}
+	}
+	ch, err := newChain(plugins, map[string]string{"transforms": "a", "transforms.a.type": "Append", "transforms.a.predicate": "p", "transforms.a.negate": "true",
+		"predicates": "p", "predicates.p.type": "test.TopicIs"})
+	if err != nil || len(ch.stages) != 1 || ch.stages[0].pred == nil || !ch.stages[0].negate {
+		t.Fatalf("chain %+v, %v", ch, err)
+	}
+}
