@@ -20,6 +20,14 @@ func NewStruct(schema *Schema) *Struct {
 	// A small struct and its values are one allocation, sized to the
 	// fields: sources and converters make one struct per record.
 	switch n := len(schema.Fields); {
+	case n <= 2:
+		// What transforms make: a hoisted value, a key of one field.
+		b := new(struct {
+			s Struct
+			v [2]Value
+		})
+		b.s = Struct{schema: schema, values: b.v[:n:n]}
+		return &b.s
 	case n <= 4:
 		b := new(struct {
 			s Struct

@@ -41,7 +41,9 @@ type Record struct {
 //
 // Apply may change the record it is given and return it, or return
 // another; nil drops the record (a source record's offset is committed
-// all the same). It must not change the structs, maps, slices or headers
+// all the same). The Record itself is the worker's, which fills it again
+// for the next record once the chain is done with it: a transformation
+// may keep what a record points to, not the *Record. It must not change the structs, maps, slices or headers
 // the record holds, which the connector or another record may share:
 // build new ones, as Kafka's transformations do. An error fails the
 // record as Kafka's DataException does: errors.tolerance says whether

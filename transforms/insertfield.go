@@ -62,6 +62,7 @@ type InsertField struct {
 	part                                     Part
 	topic, partition, offset, timestamp, stc *insertionSpec
 	staticValue                              string
+	staticValueV                             connect.Value // staticValue, made once
 	replaceNullWithDefault                   bool
 	cache                                    schemaCache
 }
@@ -83,6 +84,7 @@ func (t *InsertField) Configure(config map[string]string) error {
 	t.stc = parseInsertionSpec(pc.Get("static.field"))
 	staticValue, hasStatic := pc.Get("static.value").(string)
 	t.staticValue = staticValue
+	t.staticValueV = connect.StringValue(staticValue)
 	t.replaceNullWithDefault = pc.Bool(replaceNullWithDefaultKey.Name)
 	if t.topic == nil && t.partition == nil && t.offset == nil && t.timestamp == nil && t.stc == nil {
 		return &connect.ConfigError{Message: "No field insertion configured"}
@@ -162,43 +164,41 @@ func (t *InsertField) applyWithSchema(r *connect.Record, value any) (*connect.Re
 		}
 	}
 	// The inserted fields follow the copied ones in this order, as
-	// updatedSchema appends them.
+	// updatedSchema appends them. Each value is made only for a field
+	// that is inserted: boxing it is an allocation per record.
 	i := len(fields)
-	put := func(spec *insertionSpec, v any, set bool) error {
-		if spec == nil {
-			return nil
+	if t.topic != nil {
+		if err := structPut(out, i, r.Topic); err != nil {
+			return nil, err
 		}
 		i++
-		if !set {
-			return nil
+	}
+	if t.partition != nil {
+		if r.Partition != nil {
+			if err := structPut(out, i, *r.Partition); err != nil {
+				return nil, err
+			}
 		}
-		return structPut(out, i-1, v)
-	}
-	if err := put(t.topic, r.Topic, true); err != nil {
-		return nil, err
-	}
-	var partition any
-	if r.Partition != nil {
-		partition = *r.Partition
-	}
-	if err := put(t.partition, partition, r.Partition != nil); err != nil {
-		return nil, err
+		i++
 	}
 	if t.offset != nil {
 		if err := requireSinkRecord(r, insertFieldPurpose); err != nil {
 			return nil, err
 		}
+		if err := structPut(out, i, r.Offset); err != nil {
+			return nil, err
+		}
+		i++
 	}
-	if err := put(t.offset, r.Offset, true); err != nil {
-		return nil, err
+	if t.timestamp != nil {
+		if !r.Timestamp.IsZero() {
+			// A java.util.Date holds milliseconds: finer digits are lost.
+			out.SetValueAt(i, connect.TimeValue(time.UnixMilli(r.Timestamp.UnixMilli()).UTC()))
+		}
+		i++
 	}
-	// A java.util.Date holds milliseconds: finer digits are lost.
-	ts := time.UnixMilli(r.Timestamp.UnixMilli()).UTC()
-	if err := put(t.timestamp, ts, !r.Timestamp.IsZero()); err != nil {
-		return nil, err
-	}
-	if err := put(t.stc, t.staticValue, true); err != nil {
-		return nil, err
+	if t.stc != nil {
+		out.SetValueAt(i, t.staticValueV)
 	}
 	t.part.Set(r, schema, out)
 	return r, nil

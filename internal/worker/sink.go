@@ -520,9 +520,11 @@ func (s *sinkTask) convert(fetches kgo.Fetches) (recs []connect.SinkRecord, next
 		dropped = make([]bool, len(all))
 	}
 	convertSlice := func(i, from, to int) {
+		// The chain's record, one per goroutine: the chain keeps none.
+		var scratch chainScratch
 		for j := from; j < to; j++ {
 			var kept bool
-			if recs[j], kept, errs[i] = s.toSink(all[j]); errs[i] != nil {
+			if recs[j], kept, errs[i] = s.toSink(all[j], &scratch); errs[i] != nil {
 				return
 			}
 			if !kept {
@@ -564,11 +566,11 @@ func (s *sinkTask) convert(fetches kgo.Fetches) (recs []connect.SinkRecord, next
 // toSink converts a consumed record and runs it through the connector's
 // transforms; kept is false when a transform dropped it or
 // errors.tolerance=all skipped it. It is called from several goroutines.
-func (s *sinkTask) toSink(r *kgo.Record) (connect.SinkRecord, bool, error) {
-	sr, kept, err := s.attempt(r)
+func (s *sinkTask) toSink(r *kgo.Record, scratch *chainScratch) (connect.SinkRecord, bool, error) {
+	sr, kept, err := s.attempt(r, scratch)
 	if err != nil {
 		err = s.errs.retry(s.ctx, err, func() (err error) {
-			sr, kept, err = s.attempt(r)
+			sr, kept, err = s.attempt(r, scratch)
 			return err
 		})
 	}
@@ -590,21 +592,30 @@ func (s *sinkTask) toSink(r *kgo.Record) (connect.SinkRecord, bool, error) {
 	return connect.SinkRecord{}, false, nil
 }
 
-// attempt converts r and transforms it.
-func (s *sinkTask) attempt(r *kgo.Record) (connect.SinkRecord, bool, error) {
+// chainScratch is what a goroutine of a sink's conversion fills for the
+// chain, record after record.
+type chainScratch struct {
+	rec       connect.Record
+	partition int32
+}
+
+// attempt converts r and transforms it, in scratch.
+func (s *sinkTask) attempt(r *kgo.Record, scratch *chainScratch) (connect.SinkRecord, bool, error) {
 	sr, err := s.toConnect(r)
 	if err != nil || s.chain == nil {
 		return sr, err == nil, err
 	}
-	partition := sr.Partition
-	out, err := s.chain.apply(&connect.Record{
-		Topic: sr.Topic, Partition: &partition, KeySchema: sr.KeySchema, Key: sr.Key,
+	scratch.partition = sr.Partition
+	scratch.rec = connect.Record{
+		Topic: sr.Topic, Partition: &scratch.partition, KeySchema: sr.KeySchema, Key: sr.Key,
 		ValueSchema: sr.ValueSchema, Value: sr.Value, Timestamp: sr.Timestamp, Headers: sr.Headers,
 		Sink: true, Offset: sr.Offset, TimestampType: sr.TimestampType,
-	})
+	}
+	out, err := s.chain.apply(&scratch.rec)
 	if err != nil || out == nil {
 		return connect.SinkRecord{}, false, err
 	}
+	partition := sr.Partition
 	if out.Partition != nil {
 		partition = *out.Partition
 	}

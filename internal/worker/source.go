@@ -30,7 +30,8 @@ type sourceTask struct {
 	committer      connect.Committer
 	recordAcks     connect.RecordCommitter
 	releaser       connect.RecordReleaser
-	chain          *chain // nil without transforms
+	chain          *chain         // nil without transforms
+	scratch        connect.Record // the chain's record, on the polling goroutine
 	errs           *errorHandler
 
 	tracker offsetTracker
@@ -273,10 +274,12 @@ func (s *sourceTask) attempt(rec *connect.SourceRecord, blk *recordBlock, i int,
 		}
 		return rec.Topic, true, s.toKafka(&r, blk, i, now)
 	}
-	out, err := s.chain.apply(&connect.Record{
+	// One Record per task, filled for each record: the chain keeps none.
+	s.scratch = connect.Record{
 		Topic: rec.Topic, Partition: rec.Partition, KeySchema: rec.KeySchema, Key: rec.Key,
 		ValueSchema: rec.ValueSchema, Value: rec.Value, Timestamp: rec.Timestamp, Headers: rec.Headers,
-	})
+	}
+	out, err := s.chain.apply(&s.scratch)
 	if err != nil || out == nil {
 		return "", false, err
 	}
