@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/internal/javaregex"
 )
 
 // Class names and version, as Debezium names them.
@@ -58,6 +59,10 @@ const (
 	SchemaExcludeConfig      = "schema.exclude.list"
 	TableIncludeConfig       = "table.include.list"
 	TableExcludeConfig       = "table.exclude.list"
+	ColumnIncludeConfig      = "column.include.list"
+	ColumnExcludeConfig      = "column.exclude.list"
+	SkippedOperationsConfig  = "skipped.operations"
+	MsgKeyColumnsConfig      = "message.key.columns"
 	SnapshotModeConfig       = "snapshot.mode"
 	HeartbeatIntervalConfig  = "heartbeat.interval.ms"
 	HeartbeatTopicPrefix     = "topic.heartbeat.prefix"
@@ -75,6 +80,10 @@ const (
 	DecimalHandlingConfig    = "decimal.handling.mode"
 	IntervalHandlingConfig   = "interval.handling.mode"
 	TopicDelimiterConfig     = "topic.delimiter"
+	SSLCertConfig            = "database.sslcert"
+	SSLKeyConfig             = "database.sslkey"
+	SSLPasswordConfig        = "database.sslpassword"
+	SSLRootCertConfig        = "database.sslrootcert"
 )
 
 // Snapshot modes.
@@ -106,7 +115,7 @@ func ConnectorConfig() *connect.ConfigDef {
 	list := func(name, doc string) connect.ConfigKey {
 		return connect.ConfigKey{Name: name, Type: connect.ConfigList, Default: "", Importance: connect.Medium, Doc: doc, Validator: regexList}
 	}
-	return connect.NewConfigDef().
+	return defineUnsupported(connect.NewConfigDef().
 		Define(connect.ConfigKey{Name: TopicPrefixConfig, Type: connect.ConfigString, Required: true, Validator: topicPrefixValid,
 			Importance: connect.High, Doc: "Topic prefix that identifies and provides a namespace for the particular database server/cluster " +
 				"is capturing changes. It is the prefix of every topic and the source partition's \"server\"."}).
@@ -143,6 +152,19 @@ func ConnectorConfig() *connect.ConfigDef {
 		Define(list(SchemaExcludeConfig, "The schemas for which events must not be captured")).
 		Define(list(TableIncludeConfig, "The tables for which changes are to be captured (regular expressions matched against schema.table)")).
 		Define(list(TableExcludeConfig, "A comma-separated list of regular expressions that match the fully-qualified names of tables to be excluded from monitoring")).
+		Define(list(ColumnIncludeConfig, "Regular expressions matching columns to include in change events")).
+		Define(list(ColumnExcludeConfig, "Regular expressions matching columns to exclude from change events")).
+		Define(connect.ConfigKey{Name: SkippedOperationsConfig, Type: connect.ConfigList, Default: "t", Validator: skippedOperationsValid,
+			Importance: connect.Low, Doc: "The comma-separated list of operations to skip during streaming, defined as: 'c' for inserts/create; " +
+				"'u' for updates; 'd' for deletes, 't' for truncates, and 'none' to indicate nothing skipped. " +
+				"By default, only truncate operations will be skipped."}).
+		Define(connect.ConfigKey{Name: MsgKeyColumnsConfig, Type: connect.ConfigString, Default: nil, Validator: msgKeyColumnsValid,
+			Importance: connect.Medium, Doc: "A semicolon-separated list of expressions that match fully-qualified tables and column(s) to be used as message key. " +
+				"Each expression must match the pattern '<fully-qualified table name>:<key columns>', " +
+				"where the table names could be defined as (DB_NAME.TABLE_NAME) or (SCHEMA_NAME.TABLE_NAME), depending on the specific connector, " +
+				"and the key columns are a comma-separated list of columns representing the custom key. " +
+				"For any table without an explicit key configuration the table's primary key column(s) will be used as message key. " +
+				"Example: dbserver1.inventory.orderlines:orderId,orderLineId;dbserver1.inventory.orders:id"}).
 		Define(str(SnapshotModeConfig, SnapshotInitial, connect.Medium, "The criteria for running a snapshot upon startup of the connector. "+
 			"'initial' (the default): snapshot when no offset is found, or the last snapshot did not complete; 'always': snapshot on every start; "+
 			"'no_data' (or the older 'never'): never snapshot, stream from the offset or the slot; 'when_needed': snapshot as 'initial', "+
@@ -181,7 +203,12 @@ func ConnectorConfig() *connect.ConfigDef {
 			"'precise' (the default), 'string' or 'double'.", connect.OneOfIgnoreCase("precise", "string", "double"))).
 		Define(str(IntervalHandlingConfig, "numeric", connect.Medium, "Specify how INTERVAL columns should be represented in change events: "+
 			"'numeric' (the default, microseconds) or 'string' (ISO 8601).", connect.OneOfIgnoreCase("numeric", "string"))).
-		Define(str(TopicDelimiterConfig, ".", connect.Low, "Specify the delimiter for topic name, defaults to '.'.", nil))
+		Define(str(TopicDelimiterConfig, ".", connect.Low, "Specify the delimiter for topic name, defaults to '.'.", nil)).
+		Define(str(SSLCertConfig, nil, connect.Medium, "File containing the SSL Certificate for the client. See the Postgres SSL docs for further information", nil)).
+		Define(str(SSLKeyConfig, nil, connect.Medium, "File containing the SSL private key for the client. See the Postgres SSL docs for further information", nil)).
+		Define(connect.ConfigKey{Name: SSLPasswordConfig, Type: connect.ConfigPassword, Default: nil, Importance: connect.Medium,
+			Doc: "Password to access the client private key from the file specified by 'database.sslkey'. See the Postgres SSL docs for further information"}).
+		Define(str(SSLRootCertConfig, nil, connect.Medium, "File containing the root certificate(s) against which the server is validated. See the Postgres JDBC SSL docs for further information", nil)))
 }
 
 func topicPrefixValid(v any) error {
@@ -237,23 +264,96 @@ func regexList(v any) error {
 	return nil
 }
 
-// compileAnchored compiles a Debezium filter regex: matched against the
-// whole name, case-insensitively.
-func compileAnchored(expr string) (*regexp.Regexp, error) {
-	return regexp.Compile(`(?i)^(?:` + expr + `)$`)
+// compileAnchored compiles a Debezium filter regex: Java's, matched
+// against the whole name, case-insensitively (Predicates.includes).
+func compileAnchored(expr string) (*javaregex.Pattern, error) {
+	// Compiled alone first, so that an error quotes the expression as given.
+	if _, err := javaregex.Compile(expr); err != nil {
+		return nil, err
+	}
+	return javaregex.Compile("(?i)" + expr)
+}
+
+// skippedOperationsValid is Debezium's validateSkippedOperation.
+func skippedOperationsValid(v any) error {
+	l, _ := v.([]string)
+	if len(l) == 0 {
+		return errors.New("Invalid operation")
+	}
+	none, ops := false, false
+	for _, op := range l {
+		switch strings.TrimSpace(op) {
+		case "none":
+			none = true
+		case "r", "c", "u", "d", "t":
+			ops = true
+		default:
+			return fmt.Errorf("Invalid operation %q", op)
+		}
+	}
+	if none && ops {
+		return errors.New("'none' cannot be specified with other skipped operation types")
+	}
+	return nil
+}
+
+// msgKeyColumnsPattern is Debezium's CustomKeyMapper.MSG_KEY_COLUMNS_PATTERN.
+var msgKeyColumnsPattern = regexp.MustCompile(`^\s*([^\s:]+):([^:\s]+)\s*$`)
+
+func msgKeyColumnsValid(v any) error {
+	if v == nil {
+		return nil
+	}
+	_, err := parseKeyColumns(v.(string))
+	return err
+}
+
+// parseKeyColumns reads message.key.columns as Debezium's CustomKeyMapper
+// does: "table:col1,col2;..." becomes one regular expression per column,
+// "table.col", in the order given, each matched against the whole of
+// "schema.table.column".
+func parseKeyColumns(s string) ([]*javaregex.Pattern, error) {
+	if s == "" {
+		return nil, errors.New("Must not be empty")
+	}
+	// Java's String.split drops trailing empty strings, not leading ones.
+	parts := strings.Split(s, ";")
+	for len(parts) > 0 && parts[len(parts)-1] == "" {
+		parts = parts[:len(parts)-1]
+	}
+	var out []*javaregex.Pattern
+	for _, p := range parts {
+		m := msgKeyColumnsPattern.FindStringSubmatch(p)
+		if m == nil {
+			return nil, fmt.Errorf("%s has an invalid format (expecting '%s')", p, `^\s*([^\s:]+):([^:\s]+)\s*$`)
+		}
+		for _, col := range strings.Split(m[2], ",") {
+			if col == "" {
+				continue
+			}
+			re, err := compileAnchored(m[1] + "." + col)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", p, err)
+			}
+			out = append(out, re)
+		}
+	}
+	return out, nil
 }
 
 // config is a parsed connector config.
 type config struct {
 	props map[string]string
 
-	prefix      string
-	host        string
-	port        int
-	user        string
-	password    string
-	dbname      string
-	sslmode     string
+	prefix   string
+	host     string
+	port     int
+	user     string
+	password string
+	dbname   string
+	sslmode  string
+	// libpq's sslcert, sslkey, sslpassword, sslrootcert: "" when unset.
+	sslFiles    [4]string
 	slot        string
 	dropSlot    bool
 	slotRetries int
@@ -261,8 +361,14 @@ type config struct {
 	publication string
 	pubMode     string
 
-	schemaInclude, schemaExclude []*regexp.Regexp
-	tableInclude, tableExclude   []*regexp.Regexp
+	schemaInclude, schemaExclude []*javaregex.Pattern
+	tableInclude, tableExclude   []*javaregex.Pattern
+	// Matched against "schema.table.column" (Debezium's ColumnFilterMode.SCHEMA).
+	columnInclude, columnExclude []*javaregex.Pattern
+	// keyColumns is message.key.columns: nil means every table's primary key.
+	keyColumns []*javaregex.Pattern
+	// skipped holds the streaming operations not emitted ("c", "u", "d", "t").
+	skipped map[string]bool
 
 	snapshotMode      string
 	heartbeat         time.Duration
@@ -319,6 +425,9 @@ func parseConfig(props map[string]string) (*config, error) {
 		intervalMode:   strings.ToLower(pc.String(IntervalHandlingConfig)),
 		topicDelimiter: pc.String(TopicDelimiterConfig),
 	}
+	for i, k := range []string{SSLCertConfig, SSLKeyConfig, SSLPasswordConfig, SSLRootCertConfig} {
+		c.sslFiles[i] = pc.String(k)
+	}
 	mode := strings.ToLower(pc.String(LSNFlushModeConfig))
 	c.manualFlush = mode == "manual" || !pc.Bool(FlushLSNSourceConfig)
 	if c.snapshotMode == SnapshotNever {
@@ -330,10 +439,11 @@ func parseConfig(props map[string]string) (*config, error) {
 	c.heartbeatTopicStr = c.heartbeatTopic + "." + c.prefix
 	for _, l := range []struct {
 		key string
-		dst *[]*regexp.Regexp
+		dst *[]*javaregex.Pattern
 	}{
 		{SchemaIncludeConfig, &c.schemaInclude}, {SchemaExcludeConfig, &c.schemaExclude},
 		{TableIncludeConfig, &c.tableInclude}, {TableExcludeConfig, &c.tableExclude},
+		{ColumnIncludeConfig, &c.columnInclude}, {ColumnExcludeConfig, &c.columnExclude},
 	} {
 		for _, e := range pc.List(l.key) {
 			if e == "" {
@@ -352,6 +462,23 @@ func parseConfig(props map[string]string) (*config, error) {
 	if len(c.tableInclude) > 0 && len(c.tableExclude) > 0 {
 		return nil, &connect.ConfigError{Name: TableExcludeConfig, Message: "\"table.include.list\" is already specified"}
 	}
+	if len(c.columnInclude) > 0 && len(c.columnExclude) > 0 {
+		return nil, &connect.ConfigError{Name: ColumnExcludeConfig, Message: "\"column.include.list\" is already specified"}
+	}
+	c.skipped = map[string]bool{}
+	for _, op := range pc.List(SkippedOperationsConfig) {
+		if op = strings.TrimSpace(op); op != "none" {
+			c.skipped[op] = true
+		}
+	}
+	if v, ok := props[MsgKeyColumnsConfig]; ok {
+		if c.keyColumns, err = parseKeyColumns(v); err != nil {
+			return nil, &connect.ConfigError{Name: MsgKeyColumnsConfig, Message: fmt.Sprintf("Invalid value %s for configuration %s: %v", v, MsgKeyColumnsConfig, err)}
+		}
+	}
+	if err := refuseUnsupported(props); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -368,17 +495,24 @@ func (c *config) captured(schema, table string) bool {
 	return filterAllows(schema+"."+table, c.tableInclude, c.tableExclude)
 }
 
-func filterAllows(name string, include, exclude []*regexp.Regexp) bool {
+// inValue says whether a captured table's column is in its events'
+// values: the key keeps its columns whatever the column lists say, as
+// Debezium's TableSchemaBuilder does.
+func (c *config) inValue(schema, table, column string) bool {
+	return filterAllows(schema+"."+table+"."+column, c.columnInclude, c.columnExclude)
+}
+
+func filterAllows(name string, include, exclude []*javaregex.Pattern) bool {
 	if len(include) > 0 {
 		for _, re := range include {
-			if re.MatchString(name) {
+			if re.Matches(name) {
 				return true
 			}
 		}
 		return false
 	}
 	for _, re := range exclude {
-		if re.MatchString(name) {
+		if re.Matches(name) {
 			return false
 		}
 	}
@@ -405,6 +539,11 @@ func (c *config) dsn(replication bool) string {
 	}
 	kv("dbname", c.dbname)
 	kv("sslmode", c.sslmode)
+	for i, k := range []string{"sslcert", "sslkey", "sslpassword", "sslrootcert"} {
+		if c.sslFiles[i] != "" {
+			kv(k, c.sslFiles[i])
+		}
+	}
 	kv("application_name", "connectd-"+c.prefix)
 	if replication {
 		kv("replication", "database")

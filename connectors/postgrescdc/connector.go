@@ -33,7 +33,16 @@ type Connector struct {
 var (
 	_ connect.SourceConnector     = (*Connector)(nil)
 	_ connect.SourceOffsetAlterer = (*Connector)(nil)
+	_ connect.Validator           = (*Connector)(nil)
 )
+
+// Validate names the Debezium keys with a user-named part that connectd
+// does not implement (column.mask.*, column.truncate.*, per-table
+// snapshot.select.statement.overrides.*): the config definition cannot
+// list them.
+func (c *Connector) Validate(config map[string]string) map[string][]string {
+	return unsupportedPatternErrors(config)
+}
 
 // Version implements connect.Connector.
 func (c *Connector) Version() string { return Version }

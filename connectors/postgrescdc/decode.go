@@ -129,9 +129,19 @@ func (t *Task) handle(ev walEvent) error {
 		return t.change(ev.walStart, "UPDATE", m.RelationID, m.OldTupleType, m.OldTuple, m.NewTuple)
 	case *pglogrepl.DeleteMessage:
 		return t.change(ev.walStart, "DELETE", m.RelationID, m.OldTupleType, m.OldTuple, nil)
+	case *pglogrepl.TruncateMessage:
+		if t.cfg.skipped["t"] {
+			// Debezium's pgoutput decoder drops the message whole: the
+			// position does not move to it.
+			return nil
+		}
+		for _, rel := range m.RelationIDs {
+			if err := t.change(ev.walStart, "TRUNCATE", rel, 0, nil, nil); err != nil {
+				return err
+			}
+		}
 	}
-	// TRUNCATE is skipped, as Debezium's skipped.operations=t default
-	// does; ORIGIN, TYPE and logical decoding messages carry no event.
+	// ORIGIN, TYPE and logical decoding messages carry no event.
 	return nil
 }
 
@@ -195,6 +205,12 @@ func (t *Task) change(lsn pglogrepl.LSN, msgType string, rel uint32, oldType uin
 		return fmt.Errorf("change at %s for relation %d, whose description pgoutput did not send", lsn, rel)
 	}
 	if !tbl.captured {
+		return nil
+	}
+	if msgType == "TRUNCATE" {
+		si := &sourceInfo{tsUsec: t.pos.tsUsec, lsn: lsn, lsnCommit: lastCommit, txID: t.pos.txID, hasTxID: true}
+		t.held = append(t.held, t.truncateRecord(tbl, si))
+		t.heldLSN, t.heldOff = lsn, t.pos.offset()
 		return nil
 	}
 	var before, after row

@@ -90,6 +90,11 @@ func (t *Task) changeRecords(dst []*connect.SourceRecord, tbl *tableInfo, op str
 		dst = t.changeRecords(dst, tbl, "d", before, nil, si)
 		return t.changeRecords(dst, tbl, "c", nil, after, si)
 	}
+	// skipped.operations applies to streaming only: Debezium's snapshot
+	// dispatch does not look at it, so "r" there skips nothing.
+	if op != "r" && t.cfg.skipped[op] {
+		return dst
+	}
 	var b, a *connect.Struct
 	if before != nil {
 		b = tbl.valueStruct(before)
@@ -123,6 +128,24 @@ func (t *Task) changeRecords(dst []*connect.SourceRecord, tbl *tableInfo, op str
 		})
 	}
 	return dst
+}
+
+// truncateRecord is Debezium's truncate event: no key (nor key schema),
+// an envelope with neither before nor after.
+func (t *Task) truncateRecord(tbl *tableInfo, si *sourceInfo) *connect.SourceRecord {
+	e := connect.NewStruct(tbl.envelopeSchema)
+	e.Put("source", t.sourceStruct(tbl, si))
+	e.Put("op", "t")
+	now := time.Now()
+	e.Put("ts_ms", now.UnixMilli())
+	e.Put("ts_us", now.UnixMicro())
+	e.Put("ts_ns", now.UnixNano())
+	return &connect.SourceRecord{
+		SourcePartition: t.partition,
+		Topic:           tbl.topic,
+		ValueSchema:     tbl.envelopeSchema,
+		Value:           e,
+	}
 }
 
 // heartbeat returns a heartbeat record carrying offset.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/connectd/connectd/connect"
@@ -60,6 +61,10 @@ type column struct {
 	conv     func(b []byte) (any, error) // mapper's, for this column's schema
 	optional bool
 	tupleIdx int // position in pgoutput's tuples and in the snapshot's SELECT
+	// inValue is false for a column the column lists leave out of values;
+	// it is read all the same, for a key that holds it.
+	inValue     bool
+	fieldSchema *connect.Schema
 }
 
 // tableInfo is what the connector needs to turn a table's rows into
@@ -71,7 +76,7 @@ type tableInfo struct {
 	captured bool
 	topic    string
 	cols     []column
-	keyCols  []int    // indexes into cols, in primary key order
+	keyCols  []int    // indexes into cols, in the key's field order
 	nTuple   int      // columns in the relation (pgoutput's tuples)
 	allCols  []string // every column, in tuple order (the snapshot's SELECT list)
 
@@ -118,10 +123,7 @@ func buildTable(cfg *config, types *typeResolver, oid uint32, schema, name strin
 	for _, k := range pk {
 		isKey[k] = true
 	}
-	// Key fields come in column order, as Debezium's TableSchemaBuilder
-	// adds them.
-	var valueFields, keyFields []connect.Field
-	var keyCols []int
+	var valueFields []connect.Field
 	for i, c := range cols {
 		m, err := types.mapper(c.typ, c.typmod)
 		if err != nil {
@@ -130,22 +132,48 @@ func buildTable(cfg *config, types *typeResolver, oid uint32, schema, name strin
 		if m == nil {
 			continue // a type Debezium does not support: left out
 		}
-		col := column{name: c.name, mapper: m, optional: !c.notNull, tupleIdx: i}
+		col := column{name: c.name, mapper: m, optional: !c.notNull, tupleIdx: i, inValue: cfg.inValue(schema, name, c.name)}
 		fs := m.schema
 		if col.optional {
 			fs = m.schema.AsOptional()
 		}
 		col.conv = m.convAs(fs)
-		idx := len(t.cols)
+		col.fieldSchema = fs
 		t.cols = append(t.cols, col)
-		valueFields = append(valueFields, connect.Field{Name: c.name, Schema: fs})
-		if isKey[c.name] {
-			keyFields = append(keyFields, connect.Field{Name: c.name, Schema: fs})
-			keyCols = append(keyCols, idx)
+		if col.inValue {
+			valueFields = append(valueFields, connect.Field{Name: c.name, Schema: fs})
+		}
+	}
+	// The key: message.key.columns' columns when any matches (for each
+	// expression in turn, the table's columns it matches, in column order,
+	// as Debezium's CustomKeyMapper), else the primary key, whose fields
+	// come in column order, as Debezium's TableSchemaBuilder adds them.
+	var keyCols []int
+	for _, re := range cfg.keyColumns {
+		for i, c := range t.cols {
+			// A column two expressions match is in the key once: a struct
+			// cannot hold a field twice.
+			if re.Matches(schema+"."+name+"."+c.name) && !slices.Contains(keyCols, i) {
+				keyCols = append(keyCols, i)
+			}
+		}
+	}
+	if len(keyCols) == 0 {
+		for i, c := range t.cols {
+			if isKey[c.name] {
+				keyCols = append(keyCols, i)
+			}
+		}
+		if len(keyCols) != len(pk) {
+			keyCols = nil // a key column of a type left out: no key
 		}
 	}
 	prefix := t.topic
-	if len(pk) > 0 && len(keyCols) == len(pk) {
+	if len(keyCols) > 0 {
+		keyFields := make([]connect.Field, len(keyCols))
+		for i, ci := range keyCols {
+			keyFields[i] = connect.Field{Name: t.cols[ci].name, Schema: t.cols[ci].fieldSchema}
+		}
 		t.keyCols = keyCols
 		t.keySchema = connect.StructSchema(prefix+".Key", keyFields...)
 	}
@@ -171,6 +199,9 @@ type row []any
 func (t *tableInfo) valueStruct(r row) *connect.Struct {
 	s := connect.NewStruct(t.valueSchema)
 	for i := range t.cols {
+		if !t.cols[i].inValue {
+			continue
+		}
 		v := r[i]
 		if v == nil && !t.cols[i].optional {
 			v = t.cols[i].mapper.zero
@@ -195,7 +226,7 @@ func (t *tableInfo) keyStruct(r row) *connect.Struct {
 	return s
 }
 
-// sameKey says whether two rows have equal primary keys.
+// sameKey says whether two rows have equal keys.
 func (t *tableInfo) sameKey(a, b row) bool {
 	for _, ci := range t.keyCols {
 		if fmt.Sprint(a[ci]) != fmt.Sprint(b[ci]) {

@@ -2,6 +2,7 @@ package herder
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -166,6 +167,20 @@ func validate(plugins *connect.PluginSet, config map[string]string, tasksLimit i
 		}
 		v.Errors = append(v.Errors, extra[v.Name]...)
 		add(own.Key(v.Name), v)
+	}
+	// Errors the connector names for keys its definition lacks are
+	// listed without a definition, as AbstractHerder.generateResult does.
+	for _, name := range slices.Sorted(maps.Keys(extra)) {
+		if own.Key(name) != nil || base.Key(name) != nil || len(extra[name]) == 0 {
+			continue
+		}
+		raw, ok := config[name]
+		val := &client.ConfigValueInfo{Name: name, RecommendedValues: []string{}, Errors: extra[name], Visible: true}
+		if ok {
+			val.Value = &raw
+		}
+		infos.ErrorCount += len(val.Errors)
+		infos.Configs = append(infos.Configs, client.ConfigInfo{Value: val})
 	}
 	return infos, nil
 }
