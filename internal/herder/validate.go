@@ -48,6 +48,7 @@ func sinkDef(plugins *connect.PluginSet) *connect.ConfigDef {
 
 func sourceDef(plugins *connect.PluginSet) *connect.ConfigDef {
 	return commonDef(plugins).
+		Define(worker.TopicCreationGroupsKey()).
 		Define(connect.ConfigKey{Name: "exactly.once.support", Type: connect.ConfigString, Default: "requested", Validator: connect.OneOfIgnoreCase("requested", "required"), Importance: connect.Medium, Doc: "Permitted values are requested, required. If set to \"required\", forces a preflight check for the connector to ensure that it can provide exactly-once semantics with the given configuration.", Group: "Exactly Once Support", OrderInGroup: 1, Width: connect.WidthShort, DisplayName: "Exactly once support"}).
 		Define(connect.ConfigKey{Name: "offsets.storage.topic", Type: connect.ConfigString, Importance: connect.Low, Doc: "The name of a separate offsets topic to use for this connector. Ignored in standalone mode.", Group: "offsets.topic", OrderInGroup: 1, Width: connect.WidthLong, DisplayName: "Offsets topic"})
 }
@@ -114,7 +115,9 @@ func javaMapString(m map[string]string) string {
 // AbstractHerder.validateConnectorConfig does, and its tasks.max against
 // the worker's tasksLimit (tasks.max.per.connector), its classes looked up
 // in plugins, and returns the client.ConfigInfos the validate endpoint shows.
-func validate(plugins *connect.PluginSet, config map[string]string, tasksLimit int) (*client.ConfigInfos, error) {
+// With topicCreation (the worker's topic.creation.enable), a source's
+// topic.creation.<group>.* keys are checked too, as its tasks will read them.
+func validate(plugins *connect.PluginSet, config map[string]string, tasksLimit int, topicCreation bool) (*client.ConfigInfos, error) {
 	class, ok := config["connector.class"]
 	if !ok {
 		return nil, BadRequest("Connector config %s contains no connector type", javaMapString(config))
@@ -155,6 +158,13 @@ func validate(plugins *connect.PluginSet, config map[string]string, tasksLimit i
 	tasksLimitCheck(baseValues, tasksLimit)
 	for _, v := range baseValues {
 		add(base.Key(v.Name), v)
+	}
+	if tc := worker.TopicCreationDef(config); tc != nil && topicCreation && p.Type == connect.PluginSource {
+		for _, v := range tc.Validate(config) {
+			if base.Key(v.Name) == nil {
+				add(tc.Key(v.Name), v)
+			}
+		}
 	}
 	own := conn.Config()
 	extra := map[string][]string{}

@@ -32,6 +32,9 @@ type Config struct {
 	OffsetFlushTimeout time.Duration
 	ShutdownTimeout    time.Duration
 	TopicTracking      bool
+	// TopicCreation is topic.creation.enable: source tasks create their
+	// topics from their connectors' topic.creation.* settings (KIP-158).
+	TopicCreation      bool
 	TopicTrackingReset bool
 	AdminListeners     *string
 
@@ -106,6 +109,7 @@ func ParseConfig(props map[string]string) (*Config, error) {
 	c.ShutdownTimeout = millis(pc, "task.shutdown.graceful.timeout.ms")
 	c.TasksMaxPerConnector = pc.Int(TasksMaxPerConnectorConfig)
 	c.TopicTracking = pc.Bool("topic.tracking.enable")
+	c.TopicCreation = pc.Bool(TopicCreationEnableConfig)
 	c.TopicTrackingReset = pc.Bool("topic.tracking.allow.reset")
 	if v, ok := p["admin.listeners"]; ok {
 		c.AdminListeners = &v

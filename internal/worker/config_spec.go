@@ -123,6 +123,9 @@ var commonDef = connect.NewConfigDef().
 		Doc: "How long to wait for tasks to stop gracefully, in all, not per task."}).
 	Define(connect.ConfigKey{Name: TasksMaxPerConnectorConfig, Type: connect.ConfigInt, Default: int32(defaultTasksMaxPerConnector), Validator: connect.AtLeast(1), Importance: connect.Medium,
 		Doc: "connectd's own: the most tasks one connector may run, whatever its tasks.max (each task holds a Kafka client and starts under the herder's lock)."}).
+	Define(connect.ConfigKey{Name: TopicCreationEnableConfig, Type: connect.ConfigBoolean, Default: true, Importance: connect.Low,
+		Doc: "Whether to allow automatic creation of topics used by source connectors, when source connectors are configured with `topic.creation.` properties. " +
+			"Each task will use an admin client to create its topics and will not depend on the Kafka brokers to create topics automatically."}).
 	Define(connect.ConfigKey{Name: "topic.tracking.enable", Type: connect.ConfigBoolean, Default: true, Importance: connect.Low,
 		Doc: "Enable tracking the set of active topics per connector during runtime."}).
 	Define(connect.ConfigKey{Name: "topic.tracking.allow.reset", Type: connect.ConfigBoolean, Default: true, Importance: connect.Low,
@@ -213,7 +216,6 @@ var unusedKeys = []unusedKey{
 	{"plugin.path", Both, whyPluginPath},
 	{"plugin.discovery", Both, whyPluginPath},
 	{"config.providers", Both, "connectd does not resolve config providers yet: ${provider:path:key} placeholders stay as written"},
-	{"topic.creation.enable", Both, "connectd does not create source connectors' topics from topic.creation.* settings"},
 	{"client.id", Both, "connectd names its internal clients itself"},
 	{"client.dns.lookup", Both, "franz-go tries every address of a broker's name, as Kafka's default use_all_dns_ips does"},
 	{"metrics.sample.window.ms", Both, whyMetrics},

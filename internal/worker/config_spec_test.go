@@ -40,6 +40,7 @@ func TestWorkerSpec(t *testing.T) {
 		{"task.shutdown.graceful.timeout.ms", "1", 5 * time.Second, func(c *Config) any { return c.ShutdownTimeout }},
 		{"tasks.max.per.connector", "1", 256, func(c *Config) any { return c.TasksMaxPerConnector }},
 		{"topic.tracking.enable", "false", true, func(c *Config) any { return c.TopicTracking }},
+		{"topic.creation.enable", "false", true, func(c *Config) any { return c.TopicCreation }},
 		{"topic.tracking.allow.reset", "false", true, func(c *Config) any { return c.TopicTrackingReset }},
 		{"key.converter", "x", jsonConverter, func(c *Config) any { return c.Props["key.converter"] }},
 		{"value.converter", "x", jsonConverter, func(c *Config) any { return c.Props["value.converter"] }},

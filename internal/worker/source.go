@@ -40,6 +40,8 @@ type sourceTask struct {
 	sendErr   error
 	topicSeen map[string]bool // used by the polling goroutine only
 	lastTopic string          // the topic noteTopic saw last
+	creation  *topicCreation  // nil: the task creates no topics
+	ctx       context.Context
 }
 
 func (w *Worker) newSourceTask(t *Task, task connect.SourceTask, connConfig, taskConfig map[string]string) (*sourceTask, error) {
@@ -84,6 +86,10 @@ func (w *Worker) newSourceTask(t *Task, task connect.SourceTask, connConfig, tas
 		tracker: newOffsetTracker(t.Connector), topicSeen: map[string]bool{},
 		chain: ch, errs: newErrorHandler(w.log, t.Connector, t.ID, connConfig),
 	}
+	if st.creation, err = w.newTopicCreation(t.Connector, connConfig); err != nil {
+		cl.Close()
+		return nil, err
+	}
 	st.committer, _ = task.(connect.Committer)
 	st.recordAcks, _ = task.(connect.RecordCommitter)
 	st.releaser, _ = task.(connect.RecordReleaser)
@@ -100,6 +106,8 @@ func (s *sourceTask) run(ctx context.Context) {
 	defer close(s.done)
 	defer s.client.Close()
 	defer s.chain.close()
+	defer s.creation.close()
+	s.ctx = ctx
 	// The producer gets its producer id (an idempotent producer's first
 	// request) while the task starts, rather than after the first batch.
 	warmCtx, stopWarm := context.WithTimeout(ctx, 10*time.Second)
@@ -250,7 +258,10 @@ func (s *sourceTask) prepare(ctx context.Context, recs []*connect.SourceRecord) 
 		if s.recordAcks != nil {
 			sent = append(sent, rec)
 		}
-		s.noteTopic(topic)
+		if err := s.noteTopic(topic); err != nil {
+			recordBlocks.Put(blk)
+			return nil, err
+		}
 		n++
 	}
 	blk.recs = blk.recs[:n]
@@ -432,17 +443,21 @@ func (s *sourceTask) sendErrNow() error {
 	return s.sendErr
 }
 
-func (s *sourceTask) noteTopic(topic string) {
+func (s *sourceTask) noteTopic(topic string) error {
 	// Records of a batch mostly go to one topic: a string compare
 	// rather than a map lookup for each.
 	if topic == s.lastTopic {
-		return
+		return nil
 	}
-	s.lastTopic = topic
 	if !s.topicSeen[topic] {
+		if err := s.creation.ensure(s.ctx, topic); err != nil {
+			return err
+		}
 		s.topicSeen[topic] = true
 		s.w.listener.TopicUsed(s.Connector, topic, s.ID)
 	}
+	s.lastTopic = topic
+	return nil
 }
 
 // toKafka converts rec into blk's i-th record.
