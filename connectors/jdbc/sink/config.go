@@ -73,7 +73,7 @@ const (
 // JdbcSinkConfig's keys, defaults, docs and groups. The runtime adds
 // topics, topics.regex and the other framework keys.
 func ConfigDef() *connect.ConfigDef {
-	return connect.NewConfigDef().
+	d := connect.NewConfigDef().
 		// Connection
 		Define(connect.ConfigKey{
 			Name: sinkConnectionURL, Type: connect.ConfigString, Required: true, Importance: connect.High,
@@ -243,6 +243,9 @@ func ConfigDef() *connect.ConfigDef {
 			Doc:       "The time in milliseconds to wait following an error before a retry attempt is made.",
 			Group:     sinkGroupRetries, OrderInGroup: 2, Width: connect.WidthShort, DisplayName: "Retry Backoff (millis)",
 		})
+	// connectd supports no SQL Server, whose MERGE alone this is about.
+	jdbcdb.DefineUnsupported(d, sinkGroupConnection, jdbcdb.CredentialsProvider, jdbcdb.Unsupported{Name: "mssql.use.merge.holdlock", Default: "true"})
+	return d
 }
 
 // sinkEnum is Confluent's EnumValidator: the value in lower or upper case.

@@ -19,6 +19,7 @@ func TestSinkConfigDefaults(t *testing.T) {
 		"delete.enabled": "false", "table.name.format": "${topic}", "pk.mode": "none", "pk.fields": "",
 		"fields.whitelist": "", "db.timezone": "UTC", "auto.create": "false", "auto.evolve": "false",
 		"quote.sql.identifiers": "ALWAYS", "max.retries": "10", "retry.backoff.ms": "3000", "table.types": "TABLE",
+		"jdbc.credentials.provider.class": "io.confluent.connect.jdbc.util.DefaultJdbcCredentialsProvider", "mssql.use.merge.holdlock": "true",
 	}
 	for k, v := range want {
 		key := def.Key(k)
@@ -85,6 +86,9 @@ func TestSinkConnectorStartErrors(t *testing.T) {
 		{[]string{"batch.size", "-1"}, "Invalid value -1 for configuration batch.size: Value must be at least 0"},
 		{[]string{"connection.url", "jdbc:oracle:thin:@h:1521:x"}, "Unsupported JDBC URL"},
 		{[]string{"table.name.format", ""}, "Invalid value  for configuration table.name.format: String must be non-empty"},
+		{[]string{"jdbc.credentials.provider.class", "com.example.Vault"},
+			"Invalid value com.example.Vault for configuration jdbc.credentials.provider.class: connectd does not implement this setting; only its default (io.confluent.connect.jdbc.util.DefaultJdbcCredentialsProvider) is accepted"},
+		{[]string{"mssql.use.merge.holdlock", "false"}, "Invalid value false for configuration mssql.use.merge.holdlock: connectd does not implement this setting"},
 	}
 	for _, c := range cases {
 		props := map[string]string{}

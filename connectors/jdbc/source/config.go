@@ -8,6 +8,7 @@ import (
 	_ "time/tzdata" // db.timezone must resolve on machines without zoneinfo
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/connectors/jdbc/internal/jdbcdb"
 )
 
 // Class names and version of the JDBC source, as Confluent names them.
@@ -62,6 +63,7 @@ const (
 	srcTopicPrefix        = "topic.prefix"
 	srcTimestampDelay     = "timestamp.delay.interval.ms"
 	srcDBTimezone         = "db.timezone"
+	srcDialectName        = "dialect.name"
 
 	// srcTablesConfig is the task config key holding the task's tables,
 	// a comma list of quoted fully-qualified names (Confluent's "tables").
@@ -252,7 +254,26 @@ func ConfigDef() *connect.ConfigDef {
 		Importance: connect.Medium,
 		Doc:        "Name of the JDBC timezone used in the connector when querying with time-based criteria. Defaults to UTC.",
 		Width:      connect.WidthMedium, DisplayName: "DB time zone"})
+	db(connect.ConfigKey{Name: srcDialectName, Type: connect.ConfigString, Default: "", Validator: srcValidDialect, Importance: connect.Low,
+		Doc: "The name of the database dialect that should be used for this connector. By default this is empty, and the connector " +
+			"automatically determines the dialect based upon the JDBC connection URL. connectd takes the URL's dialect, so a name " +
+			"given here must be that one.",
+		Width: connect.WidthLong, DisplayName: "Database Dialect"})
+	jdbcdb.DefineUnsupported(d, srcConnectorGroup, jdbcdb.CredentialsProvider,
+		jdbcdb.Unsupported{Name: "quote.sql.identifiers", Default: "ALWAYS"},
+		jdbcdb.Unsupported{Name: "transaction.isolation.mode", Default: "DEFAULT"},
+		jdbcdb.Unsupported{Name: "query.retry.attempts", Default: "-1"},
+		jdbcdb.Unsupported{Name: "timestamp.granularity", Default: "connect_logical"},
+		jdbcdb.Unsupported{Name: "table.monitoring.startup.polling.limit.ms", Default: "10000"})
 	return d
+}
+
+func srcValidDialect(v any) error {
+	switch s, _ := v.(string); s {
+	case "", jdbcdb.PostgreSQL.Name, jdbcdb.MySQL.Name, jdbcdb.SQLite.Name:
+		return nil
+	}
+	return fmt.Errorf("connectd supports the dialects %s, %s and %s", jdbcdb.PostgreSQL.Name, jdbcdb.MySQL.Name, jdbcdb.SQLite.Name)
 }
 
 func srcTopicPrefixValidator(v any) error {
@@ -400,6 +421,11 @@ func parseSourceConfig(props map[string]string) (*srcConfig, error) {
 			} else {
 				c.exclude = append(c.exclude, re)
 			}
+		}
+	}
+	if dn := pc.String(srcDialectName); dn != "" {
+		if d, _, err := jdbcdb.ParseURL(c.url, "", ""); err == nil && d.Name != dn {
+			return nil, &connect.ConfigError{Name: srcDialectName, Message: fmt.Sprintf("The dialect %s does not match the JDBC URL, which names the %s", dn, d.Name)}
 		}
 	}
 	if errs := c.check(); len(errs) > 0 {

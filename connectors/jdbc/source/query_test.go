@@ -181,7 +181,14 @@ func TestSourceConfigDef(t *testing.T) {
 		srcPollInterval: {connect.ConfigInt, "5000"}, srcBatchMaxRows: {connect.ConfigInt, "100"},
 		srcTablePollInterval: {connect.ConfigLong, "60000"}, srcTimestampDelay: {connect.ConfigLong, "0"},
 		srcNumericMapping: {connect.ConfigString, "null"}, srcDBTimezone: {connect.ConfigString, "UTC"},
-		srcNumericPrecision: {connect.ConfigBoolean, "false"},
+		srcNumericPrecision: {connect.ConfigBoolean, "false"}, srcDialectName: {connect.ConfigString, ""},
+		// Confluent's keys that connectd does not implement: only their defaults are accepted.
+		"jdbc.credentials.provider.class":           {connect.ConfigString, "io.confluent.connect.jdbc.util.DefaultJdbcCredentialsProvider"},
+		"quote.sql.identifiers":                     {connect.ConfigString, "ALWAYS"},
+		"transaction.isolation.mode":                {connect.ConfigString, "DEFAULT"},
+		"query.retry.attempts":                      {connect.ConfigString, "-1"},
+		"timestamp.granularity":                     {connect.ConfigString, "connect_logical"},
+		"table.monitoring.startup.polling.limit.ms": {connect.ConfigString, "10000"},
 	}
 	for name, w := range want {
 		k := def.Key(name)
@@ -204,14 +211,20 @@ func TestSourceConfigDef(t *testing.T) {
 		t.Errorf("%d keys, want %d", len(def.Keys()), len(want))
 	}
 	for props, wantErr := range map[string]string{
-		srcMode + "=fast":                  "Invalid value fast for configuration mode: String must be one of: , bulk, timestamp, incrementing, timestamp+incrementing",
-		srcDBTimezone + "=Mars/Base":       "Invalid value Mars/Base for configuration db.timezone: Invalid time zone identifier",
-		srcTopicPrefix + "=a b":            "Invalid value a b for configuration topic.prefix: Topic prefix must not contain any character other than ASCII alphanumerics, '.', '_' and '-'.",
-		srcNumericMapping + "=exact":       "Invalid value exact for configuration numeric.mapping: Invalid enumerator value; must be one of: none, precision_only, best_fit, best_fit_eager_double",
-		srcConnectionAttempts + "=0":       "Invalid value 0 for configuration connection.attempts: Value must be at least 1",
-		srcTableIncludeList + "=orders[":   "Invalid value orders[ for configuration table.include.list: not a valid regular expression",
-		srcPollInterval + "=often":         "Invalid value often for configuration poll.interval.ms: Not a number of type INT",
-		srcTimestampInitial + "=yesterday": "Invalid value yesterday for configuration timestamp.initial: Not a number of type LONG",
+		srcMode + "=fast":                             "Invalid value fast for configuration mode: String must be one of: , bulk, timestamp, incrementing, timestamp+incrementing",
+		srcDBTimezone + "=Mars/Base":                  "Invalid value Mars/Base for configuration db.timezone: Invalid time zone identifier",
+		srcTopicPrefix + "=a b":                       "Invalid value a b for configuration topic.prefix: Topic prefix must not contain any character other than ASCII alphanumerics, '.', '_' and '-'.",
+		srcNumericMapping + "=exact":                  "Invalid value exact for configuration numeric.mapping: Invalid enumerator value; must be one of: none, precision_only, best_fit, best_fit_eager_double",
+		srcConnectionAttempts + "=0":                  "Invalid value 0 for configuration connection.attempts: Value must be at least 1",
+		srcTableIncludeList + "=orders[":              "Invalid value orders[ for configuration table.include.list: not a valid regular expression",
+		srcPollInterval + "=often":                    "Invalid value often for configuration poll.interval.ms: Not a number of type INT",
+		srcTimestampInitial + "=yesterday":            "Invalid value yesterday for configuration timestamp.initial: Not a number of type LONG",
+		"quote.sql.identifiers=never":                 "Invalid value never for configuration quote.sql.identifiers: connectd does not implement this setting; only its default (ALWAYS) is accepted",
+		"timestamp.granularity=nanos_long":            "Invalid value nanos_long for configuration timestamp.granularity: connectd does not implement this setting",
+		"transaction.isolation.mode=SERIALIZABLE":     "Invalid value SERIALIZABLE for configuration transaction.isolation.mode",
+		"jdbc.credentials.provider.class=x.Y":         "Invalid value x.Y for configuration jdbc.credentials.provider.class",
+		srcDialectName + "=OracleDatabaseDialect":     "Invalid value OracleDatabaseDialect for configuration dialect.name: connectd supports the dialects",
+		srcDialectName + "=PostgreSqlDatabaseDialect": "The dialect PostgreSqlDatabaseDialect does not match the JDBC URL, which names the SqliteDatabaseDialect",
 	} {
 		k, v, _ := strings.Cut(props, "=")
 		_, err := parseSourceConfig(srcUnitConfig(map[string]string{k: v}))
@@ -222,6 +235,11 @@ func TestSourceConfigDef(t *testing.T) {
 	if _, err := parseSourceConfig(map[string]string{srcConnectionURL: "jdbc:sqlite:x"}); err == nil ||
 		err.Error() != `Missing required configuration "topic.prefix" which has no default value.` {
 		t.Errorf("missing topic.prefix: %v", err)
+	}
+	for k, v := range map[string]string{"quote.sql.identifiers": "always", "query.retry.attempts": " -1 ", srcDialectName: "SqliteDatabaseDialect"} {
+		if _, err := parseSourceConfig(srcUnitConfig(map[string]string{k: v})); err != nil {
+			t.Errorf("%s=%s (the default): %v", k, v, err)
+		}
 	}
 	cfg, err := parseSourceConfig(srcUnitConfig(map[string]string{srcNumericPrecision: "true"}))
 	if err != nil || cfg.numericMapping != srcNumericPrecisionOnly {
