@@ -436,7 +436,8 @@ func parseConfig(props map[string]string) (*config, error) {
 	if c.topicDelimiter == "" {
 		c.topicDelimiter = "."
 	}
-	c.heartbeatTopicStr = c.heartbeatTopic + "." + c.prefix
+	// AbstractTopicNamingStrategy.heartbeatTopic joins with topic.delimiter.
+	c.heartbeatTopicStr = c.heartbeatTopic + c.topicDelimiter + c.prefix
 	for _, l := range []struct {
 		key string
 		dst *[]*javaregex.Pattern

@@ -198,6 +198,9 @@ func TestFilterAndKeyConfig(t *testing.T) {
 		}
 	}
 
+	if c, _ := parseConfig(with(TopicDelimiterConfig, "_")); c.heartbeatTopicStr != "__debezium-heartbeat_srv" {
+		t.Errorf("heartbeat topic with topic.delimiter=_: %s", c.heartbeatTopicStr)
+	}
 	c, _ = parseConfig(with(SkippedOperationsConfig, "none"))
 	if len(c.skipped) != 0 {
 		t.Errorf("none: %v", c.skipped)
