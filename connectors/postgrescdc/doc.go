@@ -12,6 +12,21 @@
 // exports (or, for an existing slot, a temporary slot's), is consistent with
 // the point streaming continues from.
 //
+// # Filters, keys and skipped operations
+//
+// As in Debezium, schema.include/exclude.list and table.include/exclude.list
+// choose the tables, and column.include/exclude.list the columns of their
+// values: each a list of Java regular expressions matched, without case,
+// against the whole of "schema", "schema.table" or "schema.table.column".
+// A column left out of the values is still in the key when the key holds
+// it. message.key.columns ("schema.table:col1,col2;...", the table part a
+// regular expression too) gives the key's columns, in that order, for the
+// tables it matches; other tables keep their primary key. skipped.operations
+// (default "t") names the streamed operations not emitted: c, u, d and t
+// (a truncate event: no key, neither before nor after); the snapshot's
+// reads are never skipped. Every other key Debezium's connector defines is
+// refused, naming it, unless it is at Debezium's default (unsupported.go).
+//
 // # Offsets and the slot
 //
 // The partition is {"server": <topic.prefix>}. The offsets are Debezium's:
