@@ -127,12 +127,15 @@ func TopicCreationDef(props map[string]string) *connect.ConfigDef {
 	groupKeys := func(group, configGroup string, rf, parts any, required bool) {
 		p := TopicCreationPrefix + group + "."
 		var inclDef any = []string{}
+		regexes := regexListValid
 		if group == defaultTopicGroup {
-			inclDef = ".*"
+			// Kafka never reads the default group's lists, so it does
+			// not check them either (defaultGroupConfigDef).
+			inclDef, regexes = ".*", nil
 		}
-		d.Define(connect.ConfigKey{Name: p + "include", Type: connect.ConfigList, Default: inclDef, Validator: regexListValid, Importance: connect.Low,
+		d.Define(connect.ConfigKey{Name: p + "include", Type: connect.ConfigList, Default: inclDef, Validator: regexes, Importance: connect.Low,
 			Doc: tcIncludeDoc, Group: configGroup, OrderInGroup: 1, Width: connect.WidthLong, DisplayName: "Inclusion Topic Pattern for " + configGroup})
-		d.Define(connect.ConfigKey{Name: p + "exclude", Type: connect.ConfigList, Default: []string{}, Validator: regexListValid, Importance: connect.Low,
+		d.Define(connect.ConfigKey{Name: p + "exclude", Type: connect.ConfigList, Default: []string{}, Validator: regexes, Importance: connect.Low,
 			Doc: tcExcludeDoc, Group: configGroup, OrderInGroup: 2, Width: connect.WidthLong, DisplayName: "Exclusion Topic Pattern for " + configGroup})
 		d.Define(connect.ConfigKey{Name: p + "replication.factor", Type: connect.ConfigShort, Default: rf, Required: required, Validator: replicationValid, Importance: connect.Low,
 			Doc: tcReplicationDoc, Group: configGroup, OrderInGroup: 3, Width: connect.WidthLong, DisplayName: "Replication Factor for Topics in " + configGroup})

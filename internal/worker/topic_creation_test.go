@@ -10,6 +10,7 @@ func TestTopicGroups(t *testing.T) {
 		"topic.creation.default.partitions":         "2",
 		"topic.creation.default.replication.factor": "1",
 		"topic.creation.default.include":            "nothing", // dropped, as Kafka drops it
+		"topic.creation.default.exclude":            "(",       // not even checked
 		"topic.creation.default.segment.bytes":      "1024",
 		"topic.creation.a.include":                  "a.*",
 		"topic.creation.a.exclude":                  "ab",
@@ -38,6 +39,13 @@ func TestTopicGroups(t *testing.T) {
 	} {
 		if got := [3]bool{a.matches(topic), b.matches(topic), def.matches(topic)}; got != want {
 			t.Errorf("%s: matches %v, want %v", topic, got, want)
+		}
+	}
+	props := map[string]string{"topic.creation.default.exclude": "(", "topic.creation.default.partitions": "1",
+		"topic.creation.default.replication.factor": "1", "topic.creation.groups": "g", "topic.creation.g.exclude": "("}
+	for _, v := range TopicCreationDef(props).Validate(props) {
+		if bad := len(v.Errors) > 0; bad != (v.Name == "topic.creation.g.exclude") {
+			t.Errorf("%s: errors %v", v.Name, v.Errors)
 		}
 	}
 	if g, err := parseTopicGroups(map[string]string{"topic": "x"}); g != nil || err != nil {
