@@ -48,8 +48,6 @@ func (c *sinkFakeContext) ErrantRecordReporter() connect.ErrantRecordReporter { 
 
 func (c *sinkFakeContext) Assignment() []connect.TopicPartition { return nil }
 
-// ErrantRecordReporter is nil: these tests run without a dead letter queue.
-func (c *sinkFakeContext) ErrantRecordReporter() connect.ErrantRecordReporter { return nil }
 func (c *sinkFakeContext) SetOffset(tp connect.TopicPartition, off int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
