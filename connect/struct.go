@@ -251,7 +251,7 @@ func ValidateValue(schema *Schema, value any) error {
 			return fmt.Errorf("struct schemas do not match")
 		}
 		for i, f := range st.schema.Fields {
-			if err := ValidateValue(f.Schema, st.value(i)); err != nil {
+			if err := validateStored(f.Schema, st.values[i]); err != nil {
 				return fmt.Errorf("field %s: %w", f.Name, err)
 			}
 		}
@@ -261,6 +261,33 @@ func ValidateValue(schema *Schema, value any) error {
 		return fmt.Errorf("invalid Java object for schema with type %s: %T", schema.Type, value)
 	}
 	return nil
+}
+
+// validateStored is ValidateValue of a struct's stored value. One held
+// unboxed (an Int64Value, a StringValue, ...) is checked by its kind:
+// boxing it to check it would cost an allocation per field each time a
+// struct holding it is set into another.
+func validateStored(schema *Schema, v Value) error {
+	if schema != nil {
+		switch v.any.(type) {
+		case kindMarker, stringptr, decimalScale:
+			var fits bool
+			switch v.Kind() {
+			case KindInt64:
+				fits = schema.Name == "" && schema.Type == TypeInt64
+			case KindTime:
+				fits = schema.Name == DateName || schema.Name == TimeName || schema.Name == TimestampName
+			case KindString:
+				fits = schema.Name == "" && schema.Type == TypeString
+			case KindDecimal:
+				fits = schema.Name == DecimalName
+			}
+			if fits {
+				return nil
+			}
+		}
+	}
+	return ValidateValue(schema, v.Any())
 }
 
 func sameStructShape(a, b *Schema) bool {

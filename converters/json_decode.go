@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/connectd/connectd/connect"
@@ -127,6 +128,9 @@ func (c *JSONConverter) parseSchema(n *node) (*connect.Schema, error) {
 // node of the wrong kind (a string where a number is expected, say), this
 // returns an error instead; between number kinds it narrows as Java does.
 func (c *JSONConverter) toConnect(s *connect.Schema, n *node) (any, error) {
+	if n != nil && n.kind == nodeStruct {
+		return n.st, nil
+	}
 	if s == nil {
 		return schemalessValue(n), nil
 	}
@@ -253,6 +257,10 @@ func (c *JSONConverter) structFrom(s *connect.Schema, member func(i int) (*node,
 		if err != nil {
 			return nil, err
 		}
+		if v, ok := fastValue(f.Schema, n); ok {
+			st.SetValueAt(i, v)
+			continue
+		}
 		v, err := c.toConnect(f.Schema, n)
 		if err != nil {
 			return nil, err
@@ -262,6 +270,27 @@ func (c *JSONConverter) structFrom(s *connect.Schema, member func(i int) (*node,
 		}
 	}
 	return st, nil
+}
+
+// fastValue is toConnect for the values most fields hold (an INT64
+// written as an integer that fits, a STRING, a nested struct already
+// read), made into a connect.Value without boxing them; false for any
+// other, which toConnect reads.
+func fastValue(s *connect.Schema, n *node) (connect.Value, bool) {
+	if n == nil || s.Name != "" {
+		return connect.Value{}, false
+	}
+	switch {
+	case n.kind == nodeString && s.Type == connect.TypeString:
+		return connect.StringValue(n.text), true
+	case n.kind == nodeNumber && n.integral && s.Type == connect.TypeInt64:
+		if v, err := strconv.ParseInt(n.text, 10, 64); err == nil {
+			return connect.Int64Value(v), true
+		}
+	case n.kind == nodeStruct && s.Type == connect.TypeStruct:
+		return connect.AnyValue(n.st), true
+	}
+	return connect.Value{}, false
 }
 
 // nonFiniteValue reads Jackson's quoted spelling of a non-finite float.

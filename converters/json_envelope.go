@@ -244,9 +244,24 @@ func (c *JSONConverter) structPayload(s *connect.Schema, p *parser) (any, bool) 
 			if f >= len(s.Fields) || s.Fields[f].Name != string(name) {
 				f = slices.IndexFunc(s.Fields, func(f connect.Field) bool { return f.Name == string(name) })
 			}
-			if f < 0 {
+			switch fs := s.Fields[max(f, 0)].Schema; {
+			case f < 0:
 				_, err = p.skipValue()
-			} else {
+			case fs.Type == connect.TypeStruct:
+				if p.pos < len(data) && data[p.pos] == '{' {
+					// A nested struct, read in place as this one is
+					// rather than as a tree (a Debezium envelope's
+					// before, after and source).
+					v, ok := c.structPayload(fs, p)
+					if !ok {
+						return nil, false
+					}
+					vals[f] = node{kind: nodeStruct, st: v.(*connect.Struct)}
+				} else {
+					err = p.valueInto(&vals[f])
+				}
+				seen[f] = true
+			default:
 				err = p.valueInto(&vals[f])
 				seen[f] = true
 			}

@@ -2,6 +2,7 @@ package converters
 
 import (
 	"fmt"
+	"github.com/connectd/connectd/connect"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -25,6 +26,9 @@ const (
 	nodeString
 	nodeArray
 	nodeObject
+	// nodeStruct is an object already read as the Struct of its
+	// field's schema (structPayload reads a nested struct in place).
+	nodeStruct
 )
 
 // String returns Jackson's JsonNodeType name, which Kafka's error messages
@@ -39,7 +43,7 @@ func (k nodeKind) String() string {
 		return "STRING"
 	case nodeArray:
 		return "ARRAY"
-	case nodeObject:
+	case nodeObject, nodeStruct:
 		return "OBJECT"
 	}
 	return "NULL"
@@ -59,6 +63,8 @@ type node struct {
 	// fields keep document order. A repeated name keeps its first position
 	// and its last value, as Jackson's ObjectNode (a LinkedHashMap) does.
 	fields []objField
+	// st is a nodeStruct's value.
+	st *connect.Struct
 }
 
 type objField struct {

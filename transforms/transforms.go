@@ -278,9 +278,12 @@ func getField(s *connect.Struct, f *connect.Field, replaceNullWithDefault bool) 
 // copyField sets out's field i to in's field src, as Kafka's
 // out.put(name, in.get(src)) does: a value the struct holds goes over as
 // it is, without boxing or checking it again, when both fields have the
-// same schema; anything else takes getField and structPut.
+// same schema, or the same primitive type without a logical one; anything else
+// takes getField and structPut.
 func copyField(out *connect.Struct, i int, in *connect.Struct, src *connect.Field, replaceNullWithDefault bool) error {
-	if v := in.ValueAt(src.Index); v.Kind() != connect.KindNull && out.Schema().Fields[i].Schema == src.Schema {
+	v := in.ValueAt(src.Index)
+	to := out.Schema().Fields[i].Schema
+	if v.Kind() != connect.KindNull && (to == src.Schema || to.Type == src.Schema.Type && to.Name == "" && src.Schema.Name == "" && to.Type.IsPrimitive()) {
 		out.SetValueAt(i, v)
 		return nil
 	}

@@ -211,6 +211,20 @@ func put(s *connect.Struct, field string, v any) error {
 	return nil
 }
 
+// copied sets out's field i to in's field j when in holds a value there
+// that out's field takes as it is (the same schema, or the same primitive
+// type and logical name), as put would, without boxing and checking the
+// value again; false leaves it to put.
+func copied(out *connect.Struct, i int, in *connect.Struct, j int) bool {
+	v := in.ValueAt(j)
+	to, from := out.Schema().Fields[i].Schema, in.Schema().Fields[j].Schema
+	if v.Kind() == connect.KindNull || to != from && (to.Type != from.Type || to.Name != "" || from.Name != "" || !to.Type.IsPrimitive()) {
+		return false
+	}
+	out.SetValueAt(i, v)
+	return true
+}
+
 // getString is Kafka's Struct.getString: the field's value or default,
 // which must be a STRING field of the struct.
 func getString(s *connect.Struct, field string) (string, bool, error) {

@@ -416,6 +416,9 @@ func (t *ExtractNewRecordState) addFields(r *connect.Record, env *connect.Struct
 	}
 	out := connect.NewStruct(schema)
 	for i, f := range row.Schema().Fields {
+		if copied(out, i, row, i) {
+			continue
+		}
 		if err := put(out, f.Name, row.AtWithoutDefault(i)); err != nil {
 			return err
 		}
@@ -460,6 +463,9 @@ func (t *ExtractNewRecordState) insertDeleted(r *connect.Record, value string) e
 	}
 	out := connect.NewStruct(schema)
 	for i, f := range row.Schema().Fields {
+		if copied(out, i, row, i) {
+			continue
+		}
 		v := row.AtWithoutDefault(i)
 		if t.replaceNullWithDefault {
 			v = row.At(i)
