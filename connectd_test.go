@@ -56,7 +56,7 @@ func TestStartRefusesWhatItCannotRun(t *testing.T) {
 		want string
 	}{
 		{"no plugins", Config{Worker: standaloneProps(dir)}, "no plugins: pass connectd.Builtin(), extended or not"},
-		{"a class twice", Config{Worker: standaloneProps(dir), Plugins: dup}, "plugin " + file.SourceConnectorClass + " is given twice"},
+		{"a class twice", Config{Worker: standaloneProps(dir), Plugins: dup}, "plugin " + file.SourceConnectorClass + " is given twice as a source"},
 		{"connector files for a cluster", Config{Worker: standaloneProps(dir), Distributed: true, ConnectorFiles: []string{"c.properties"}, Plugins: Builtin()},
 			"a distributed worker takes no connector files (c.properties): create connectors through its REST API"},
 	} {
