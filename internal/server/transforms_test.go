@@ -384,3 +384,48 @@ func TestSourceToleratesRecordsKafkaRefuses(t *testing.T) {
 	})
 	eventually(t, "the strict source's task to fail", func() bool { return w.state("strict") == "RUNNING/FAILED" })
 }
+
+// The connector-plugins API lists transforms, predicates, converters and
+// header converters beside the connectors with Kafka's type names, and
+// gives a transform's keys.
+func TestPluginsListTransformsAndConverters(t *testing.T) {
+	w := startWorker(t, t.TempDir(), nil)
+	var all []struct {
+		Class   string `json:"class"`
+		Type    string `json:"type"`
+		Version string `json:"version"`
+	}
+	if err := json.Unmarshal([]byte(w.must(200, "GET", "/connector-plugins?connectorsOnly=false", "")), &all); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, p := range all {
+		got[p.Type+" "+p.Class] = true
+	}
+	for _, want := range []string{
+		"transformation org.apache.kafka.connect.transforms.RegexRouter",
+		"transformation org.apache.kafka.connect.transforms.Cast$Value",
+		"transformation io.debezium.transforms.ExtractNewRecordState",
+		"predicate org.apache.kafka.connect.transforms.predicates.RecordIsTombstone",
+		"converter org.apache.kafka.connect.json.JsonConverter",
+		"header_converter org.apache.kafka.connect.json.JsonConverter",
+		"header_converter org.apache.kafka.connect.storage.SimpleHeaderConverter",
+	} {
+		if !got[want] {
+			t.Errorf("GET /connector-plugins?connectorsOnly=false lacks %s", want)
+		}
+	}
+	var keys []struct {
+		Name string `json:"name"`
+	}
+	if err := json.Unmarshal([]byte(w.must(200, "GET", "/connector-plugins/RegexRouter/config", "")), &keys); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, k := range keys {
+		names = append(names, k.Name)
+	}
+	if !slices.Equal(names, []string{"regex", "replacement"}) {
+		t.Fatalf("RegexRouter's keys: %v", names)
+	}
+}
