@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 
@@ -206,77 +207,156 @@ func (s *sourceTask) loop(ctx context.Context, batches chan<- *sendBatch) error 
 // A sendBatch is a polled batch converted to Kafka records.
 type sendBatch struct {
 	recs []*connect.SourceRecord // as polled
-	sent []*connect.SourceRecord // for a RecordCommitter, the polled record of each of blk's
-	blk  *recordBlock
+	sent []*connect.SourceRecord // for a RecordCommitter, the polled record of each Kafka record, in blocks' order
+	// blks hold the Kafka records, in order: one block, or one per
+	// goroutine that transformed and converted a part of the batch.
+	blks []*recordBlock
+	n    int // Kafka records in all
 	ack  *batchAck
 }
+
+// A preparedPart is what one goroutine of prepare made of a part of a
+// batch.
+type preparedPart struct {
+	blk     *recordBlock
+	sent    []*connect.SourceRecord // for a RecordCommitter
+	dropped []*connect.SourceRecord // for a RecordCommitter
+	topics  []string                // each topic the part's records go to, as first met
+	err     error                   // the first failure not tolerated
+}
+
+// minTransformSlice is the fewest records worth a goroutine of their own
+// in prepare, for a connector with transforms.
+const minTransformSlice = 512
 
 // prepare transforms and converts a polled batch and queues its offsets.
 // It runs on the polling goroutine, right after Poll: the converters then
 // read records the task has just written, while they are still in this
-// core's cache, rather than on another core a batch later. A record that
-// fails to transform or convert fails the task with none of its batch
-// sent, unless errors.tolerance=all skips it.
+// core's cache, rather than on another core a batch later. A connector
+// with transforms has a large batch transformed and converted on one
+// goroutine per CPU, in contiguous parts, each into a block of its own:
+// transforms cost as much again as the rest of the polling goroutine's
+// work. A record that fails to transform or convert fails the task with
+// none of its batch sent, unless errors.tolerance=all skips it.
 func (s *sourceTask) prepare(ctx context.Context, recs []*connect.SourceRecord) (*sendBatch, error) {
-	// The Kafka records and their converted bytes in one block:
-	// per-record allocations are what bounds throughput here.
-	blk := recordBlockFor(len(recs))
-	if cap(blk.buf) == 0 {
-		// Sized to the last batch's bytes rather than grown to them.
-		blk.buf = make([]byte, 0, s.lastBatchBytes+s.lastBatchBytes/8)
-	}
 	// Records without a timestamp get the batch's: franz-go would read
 	// the clock for each.
 	now := time.Now()
-	var sent []*connect.SourceRecord // the polled record of each Kafka record, for CommitRecord
-	if s.recordAcks != nil {
-		sent = make([]*connect.SourceRecord, 0, len(recs))
+	parts := 1
+	if s.chain != nil {
+		parts = max(1, min(runtime.GOMAXPROCS(0), len(recs)/minTransformSlice))
 	}
-	n := 0
-	for _, rec := range recs {
-		topic, kept, err := s.attempt(rec, blk, n, now)
-		if err != nil {
-			err = s.errs.retry(ctx, err, func() (err error) {
-				topic, kept, err = s.attempt(rec, blk, n, now)
-				return err
+	var one [1]preparedPart
+	results := one[:]
+	if parts == 1 {
+		s.preparePart(ctx, recs, &s.scratch, now, s.lastBatchBytes, &results[0])
+	} else {
+		results = make([]preparedPart, parts)
+		per := (len(recs) + parts - 1) / parts
+		var wg sync.WaitGroup
+		for i := 1; i < parts; i++ {
+			wg.Go(func() {
+				var scratch connect.Record
+				s.preparePart(ctx, recs[min(i*per, len(recs)):min((i+1)*per, len(recs))], &scratch, now, s.lastBatchBytes/parts, &results[i])
 			})
 		}
-		if err != nil {
-			if ok, _ := s.errs.tolerate(err, nil, rec); !ok {
-				recordBlocks.Put(blk)
-				return nil, s.errs.failure(err)
-			}
-			kept = false
-		}
-		if !kept {
-			// Dropped or skipped: its offset is committed with the others.
-			if s.recordAcks != nil {
-				s.commitRecord(rec, nil)
-			}
-			continue
-		}
-		if s.recordAcks != nil {
-			sent = append(sent, rec)
-		}
-		if err := s.noteTopic(topic); err != nil {
-			recordBlocks.Put(blk)
-			return nil, err
-		}
-		n++
+		s.preparePart(ctx, recs[:per], &s.scratch, now, s.lastBatchBytes/parts, &results[0])
+		wg.Wait()
 	}
-	blk.recs = blk.recs[:n]
-	s.lastBatchBytes = len(blk.buf)
-	b := &sendBatch{recs: recs, sent: sent, blk: blk, ack: s.tracker.track(recs, n)}
-	if s.recordAcks == nil || n == 0 {
+	fail := func(err error) (*sendBatch, error) {
+		for i := range results {
+			recordBlocks.Put(results[i].blk)
+		}
+		return nil, err
+	}
+	// The first failure in record order, as one goroutine finds it.
+	for i := range results {
+		if results[i].err != nil {
+			return fail(results[i].err)
+		}
+	}
+	b := &sendBatch{recs: recs}
+	bytes := 0
+	for i := range results {
+		r := &results[i]
+		for _, topic := range r.topics {
+			if err := s.noteTopic(topic); err != nil {
+				return fail(err)
+			}
+		}
+		for _, rec := range r.dropped {
+			// Dropped or skipped: its offset is committed with the others.
+			s.commitRecord(rec, nil)
+		}
+		b.sent = append(b.sent, r.sent...)
+		b.blks = append(b.blks, r.blk)
+		b.n += len(r.blk.recs)
+		bytes += len(r.blk.buf)
+	}
+	s.lastBatchBytes = bytes
+	b.ack = s.tracker.track(recs, b.n)
+	if s.recordAcks == nil || b.n == 0 {
 		// The Kafka records hold converted bytes of their own.
 		s.release(recs)
 	}
 	return b, nil
 }
 
+// preparePart transforms and converts recs into a block of its own, in
+// out, with scratch as the chain's record and room for about bufBytes of
+// converted bytes.
+func (s *sourceTask) preparePart(ctx context.Context, recs []*connect.SourceRecord, scratch *connect.Record, now time.Time, bufBytes int, out *preparedPart) {
+	// The Kafka records and their converted bytes in one block:
+	// per-record allocations are what bounds throughput here.
+	blk := recordBlockFor(len(recs))
+	if cap(blk.buf) == 0 {
+		// Sized to the last batch's bytes rather than grown to them.
+		blk.buf = make([]byte, 0, bufBytes+bufBytes/8)
+	}
+	out.blk = blk
+	if s.recordAcks != nil {
+		out.sent = make([]*connect.SourceRecord, 0, len(recs))
+	}
+	lastTopic := ""
+	n := 0
+	for _, rec := range recs {
+		topic, kept, err := s.attempt(rec, blk, n, now, scratch)
+		if err != nil {
+			err = s.errs.retry(ctx, err, func() (err error) {
+				topic, kept, err = s.attempt(rec, blk, n, now, scratch)
+				return err
+			})
+		}
+		if err != nil {
+			if ok, _ := s.errs.tolerate(err, nil, rec); !ok {
+				out.err = s.errs.failure(err)
+				blk.recs = blk.recs[:n]
+				return
+			}
+			kept = false
+		}
+		if !kept {
+			if s.recordAcks != nil {
+				out.dropped = append(out.dropped, rec)
+			}
+			continue
+		}
+		if s.recordAcks != nil {
+			out.sent = append(out.sent, rec)
+		}
+		if topic != lastTopic || n == 0 {
+			lastTopic = topic
+			out.topics = append(out.topics, topic)
+		}
+		n++
+	}
+	blk.recs = blk.recs[:n]
+}
+
 // attempt transforms rec and converts it into blk's i-th record, and
 // returns the topic it goes to; kept is false when a transform dropped it.
-func (s *sourceTask) attempt(rec *connect.SourceRecord, blk *recordBlock, i int, now time.Time) (topic string, kept bool, err error) {
+// scratch is the chain's record.
+func (s *sourceTask) attempt(rec *connect.SourceRecord, blk *recordBlock, i int, now time.Time, scratch *connect.Record) (topic string, kept bool, err error) {
 	if s.chain == nil {
 		// On the stack: toKafka keeps nothing of it.
 		r := connect.Record{
@@ -285,12 +365,13 @@ func (s *sourceTask) attempt(rec *connect.SourceRecord, blk *recordBlock, i int,
 		}
 		return rec.Topic, true, s.toKafka(&r, blk, i, now)
 	}
-	// One Record per task, filled for each record: the chain keeps none.
-	s.scratch = connect.Record{
+	// One Record per goroutine, filled for each record: the chain keeps
+	// none.
+	*scratch = connect.Record{
 		Topic: rec.Topic, Partition: rec.Partition, KeySchema: rec.KeySchema, Key: rec.Key,
 		ValueSchema: rec.ValueSchema, Value: rec.Value, Timestamp: rec.Timestamp, Headers: rec.Headers,
 	}
-	out, err := s.chain.apply(&s.scratch)
+	out, err := s.chain.apply(scratch)
 	if err != nil || out == nil {
 		return "", false, err
 	}
@@ -300,10 +381,15 @@ func (s *sourceTask) attempt(rec *connect.SourceRecord, blk *recordBlock, i int,
 // send hands a prepared batch to the producer, with one promise for the
 // whole batch.
 func (s *sourceTask) send(b *sendBatch) {
-	recs, blk, ack := b.recs, b.blk, b.ack
-	if len(blk.recs) == 0 {
+	recs, ack := b.recs, b.ack
+	putBlocks := func() {
+		for _, blk := range b.blks {
+			recordBlocks.Put(blk)
+		}
+	}
+	if b.n == 0 {
 		// Every record was dropped: nothing to wait for.
-		recordBlocks.Put(blk)
+		putBlocks()
 		return
 	}
 	promise := func(r *kgo.Record, err error) {
@@ -313,36 +399,40 @@ func (s *sourceTask) send(b *sendBatch) {
 			return
 		}
 		if ack.outstanding.Add(-1) == 0 {
-			// Kafka acknowledged every record of the block, and franz-go
+			// Kafka acknowledged every record of the blocks, and franz-go
 			// uses none of them after its promise: the next batch can.
-			recordBlocks.Put(blk)
+			putBlocks()
 			if s.recordAcks != nil {
 				// CommitRecord ran for each record, before its promise.
 				s.release(recs)
 			}
 		}
 	}
-	kafka := blk.recs
-	for i := range kafka {
-		p := promise
-		if s.recordAcks != nil {
-			rec := b.sent[i]
-			p = func(r *kgo.Record, err error) {
-				// Before promise, which may hand r on to another batch.
-				switch {
-				case err == nil:
-					s.commitRecord(rec, r)
-				case s.sendTolerated(r, err, rec):
-					s.commitRecord(rec, nil)
-					err = nil
+	sent := 0
+	for _, blk := range b.blks {
+		kafka := blk.recs
+		for i := range kafka {
+			p := promise
+			if s.recordAcks != nil {
+				rec := b.sent[sent]
+				p = func(r *kgo.Record, err error) {
+					// Before promise, which may hand r on to another batch.
+					switch {
+					case err == nil:
+						s.commitRecord(rec, r)
+					case s.sendTolerated(r, err, rec):
+						s.commitRecord(rec, nil)
+						err = nil
+					}
+					promise(r, err)
 				}
-				promise(r, err)
 			}
+			sent++
+			// Produce blocks while the client buffers too many records,
+			// which is the back-pressure on Poll. No context cancels it: a
+			// record the task handed over is sent even while it stops.
+			s.client.Produce(context.Background(), &kafka[i], p)
 		}
-		// Produce blocks while the client buffers too many records,
-		// which is the back-pressure on Poll. No context cancels it: a
-		// record the task handed over is sent even while it stops.
-		s.client.Produce(context.Background(), &kafka[i], p)
 	}
 }
 
