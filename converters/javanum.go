@@ -152,45 +152,6 @@ func javaFloatBits(n *node, bits int) float64 {
 	return v
 }
 
-// bigDecimalString is java.math.BigDecimal.toString(), which is what
-// Jackson writes for a BigDecimal: plain notation unless the scale is
-// negative or the number is smaller than 1E-6, then scientific notation
-// with the exponent written as E+n or E-n.
-func bigDecimalString(unscaled *big.Int, scale int32) string {
-	coeff := new(big.Int).Abs(unscaled).String()
-	var b strings.Builder
-	if unscaled.Sign() < 0 {
-		b.WriteByte('-')
-	}
-	adjusted := int64(len(coeff)-1) - int64(scale)
-	if scale >= 0 && adjusted >= -6 {
-		switch n := len(coeff); {
-		case scale == 0:
-			b.WriteString(coeff)
-		case n > int(scale):
-			b.WriteString(coeff[:n-int(scale)])
-			b.WriteByte('.')
-			b.WriteString(coeff[n-int(scale):])
-		default:
-			b.WriteString("0.")
-			b.WriteString(strings.Repeat("0", int(scale)-n))
-			b.WriteString(coeff)
-		}
-		return b.String()
-	}
-	b.WriteByte(coeff[0])
-	if len(coeff) > 1 {
-		b.WriteByte('.')
-		b.WriteString(coeff[1:])
-	}
-	b.WriteByte('E')
-	if adjusted >= 0 {
-		b.WriteByte('+')
-	}
-	b.WriteString(strconv.FormatInt(adjusted, 10))
-	return b.String()
-}
-
 // twosComplement is BigInteger.toByteArray(): the shortest big-endian
 // two's-complement encoding, at least one byte long.
 func twosComplement(i *big.Int) []byte {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/internal/connectvalues"
 	"github.com/connectd/connectd/internal/javajson"
 )
 
@@ -522,7 +523,7 @@ func (c *JSONConverter) appendDecimal(dst []byte, s *connect.Schema, v any) ([]b
 		return nil, fmt.Errorf("Invalid type for Decimal, expected BigDecimal but was %T", v)
 	}
 	if c.numericDecimals {
-		return append(dst, bigDecimalString(d.Unscaled, d.Scale)...), nil
+		return append(dst, connectvalues.BigDecimalString(d.Unscaled, d.Scale)...), nil
 	}
 	scale, err := decimalSchemaScale(s)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/internal/connectvalues"
 	"github.com/connectd/connectd/internal/javajson"
 )
 
@@ -103,7 +104,7 @@ func javaToString(v any) string {
 		if x == nil || x.Unscaled == nil {
 			return "null"
 		}
-		return bigDecimalString(x.Unscaled, x.Scale)
+		return connectvalues.BigDecimalString(x.Unscaled, x.Scale)
 	case time.Time:
 		return x.UTC().Format("Mon Jan 02 15:04:05 MST 2006")
 	case *connect.Struct:

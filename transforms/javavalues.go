@@ -2,11 +2,11 @@ package transforms
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/internal/connectvalues"
 	"github.com/connectd/connectd/internal/javajson"
 	"github.com/connectd/connectd/internal/javatime"
 )
@@ -42,44 +42,15 @@ func valueString(v any) string {
 	case float32:
 		return string(javajson.AppendFloatString(nil, x))
 	case *connect.Decimal:
-		return bigDecimalString(x)
+		if x == nil || x.Unscaled == nil {
+			return "null"
+		}
+		return connectvalues.BigDecimalString(x.Unscaled, x.Scale)
 	case time.Time:
 		// java.util.Date.toString in a JVM running in UTC.
 		return x.UTC().Format("Mon Jan 02 15:04:05 UTC 2006")
 	}
 	return fmt.Sprint(v)
-}
-
-// bigDecimalString is BigDecimal.toString: plain unless the scale is
-// negative or the number is smaller than 1E-6, then scientific.
-func bigDecimalString(d *connect.Decimal) string {
-	if d == nil || d.Unscaled == nil {
-		return "null"
-	}
-	digits := d.Unscaled.String()
-	neg := strings.HasPrefix(digits, "-")
-	digits = strings.TrimPrefix(digits, "-")
-	adjusted := -int64(d.Scale) + int64(len(digits)-1)
-	if d.Scale >= 0 && adjusted >= -6 {
-		return d.String()
-	}
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	b.WriteString(digits[:1])
-	if len(digits) > 1 {
-		b.WriteByte('.')
-		b.WriteString(digits[1:])
-	}
-	if adjusted != 0 {
-		b.WriteByte('E')
-		if adjusted > 0 {
-			b.WriteByte('+')
-		}
-		b.WriteString(strconv.FormatInt(adjusted, 10))
-	}
-	return b.String()
 }
 
 // putField is Struct.put of Kafka: the value is checked against the

@@ -53,6 +53,18 @@ func BenchmarkEnvelopeToRow(b *testing.B) {
 			}
 		}
 	})
+	b.Run("unwrap only", func(b *testing.B) {
+		s, v, err := conv.ToConnectData("t", env)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			if r, err := unwrap.Apply(&connect.Record{Topic: "t", ValueSchema: s, Value: v, Sink: true}); err != nil || r == nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("flat", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
