@@ -128,8 +128,8 @@ func (c *JSONConverter) parseSchema(n *node) (*connect.Schema, error) {
 // node of the wrong kind (a string where a number is expected, say), this
 // returns an error instead; between number kinds it narrows as Java does.
 func (c *JSONConverter) toConnect(s *connect.Schema, n *node) (any, error) {
-	if n != nil && n.kind == nodeStruct {
-		return n.st, nil
+	if n != nil && n.kind == nodeValue {
+		return n.val.Any(), nil
 	}
 	if s == nil {
 		return schemalessValue(n), nil
@@ -287,8 +287,8 @@ func fastValue(s *connect.Schema, n *node) (connect.Value, bool) {
 		if v, err := strconv.ParseInt(n.text, 10, 64); err == nil {
 			return connect.Int64Value(v), true
 		}
-	case n.kind == nodeStruct && s.Type == connect.TypeStruct:
-		return connect.AnyValue(n.st), true
+	case n.kind == nodeValue:
+		return n.val, true
 	}
 	return connect.Value{}, false
 }

@@ -244,7 +244,11 @@ func (c *JSONConverter) structPayload(s *connect.Schema, p *parser) (any, bool) 
 			if f >= len(s.Fields) || s.Fields[f].Name != string(name) {
 				f = slices.IndexFunc(s.Fields, func(f connect.Field) bool { return f.Name == string(name) })
 			}
-			switch fs := s.Fields[max(f, 0)].Schema; {
+			var fs *connect.Schema
+			if f >= 0 {
+				fs = s.Fields[f].Schema
+			}
+			switch {
 			case f < 0:
 				_, err = p.skipValue()
 			case fs.Type == connect.TypeStruct:
@@ -256,7 +260,22 @@ func (c *JSONConverter) structPayload(s *connect.Schema, p *parser) (any, bool) 
 					if !ok {
 						return nil, false
 					}
-					vals[f] = node{kind: nodeStruct, st: v.(*connect.Struct)}
+					vals[f] = node{kind: nodeValue, val: connect.AnyValue(v)}
+				} else {
+					err = p.valueInto(&vals[f])
+				}
+				seen[f] = true
+			case fs.Type == connect.TypeInt64 && fs.Name == "":
+				// The most common numbers, read without a literal's copy.
+				if v, ok := p.int64Literal(); ok {
+					vals[f] = node{kind: nodeValue, val: connect.Int64Value(v)}
+				} else {
+					err = p.valueInto(&vals[f])
+				}
+				seen[f] = true
+			case fs.Type == connect.TypeFloat64 && fs.Name == "":
+				if v, ok := p.fractionLiteral(); ok {
+					vals[f] = node{kind: nodeValue, val: connect.AnyValue(v)}
 				} else {
 					err = p.valueInto(&vals[f])
 				}

@@ -121,6 +121,12 @@ func FuzzJSONSchemaCache(f *testing.F) {
 			`"payload":{"b":"x","zz":{"q":[1]},"a":300,"c":[1.5e3,2],"a":-1,"d":1.25E+1}}`,
 		`{"schema":{"type":"struct","fields":[{"field":"a","type":"int64","default":5},{"field":"b","type":"boolean"}]},"payload":{"b":true}}`,
 		`{"schema":{"type":"struct","fields":[{"field":"a","type":"int64"}]},"payload":{"a":"1"}}`,
+		`{"schema":{"type":"struct","fields":[{"field":"a","type":"int64"},{"field":"f","type":"double"}]},"payload":{"a":-0,"f":-0.0}}`,
+		`{"schema":{"type":"struct","fields":[{"field":"a","type":"int64"},{"field":"f","type":"double"}]},"payload":{"a":123456789012345678901,"f":1.5e400}}`,
+		`{"schema":{"type":"struct","fields":[{"field":"a","type":"int64"},{"field":"f","type":"double"}]},"payload":{"a":007,"f":01.5}}`,
+		`{"schema":{"type":"struct","fields":[{"field":"s","type":"struct","optional":true,"fields":[{"field":"x","type":"int64"},{"field":"y","type":"double","default":1.5}]}]},` +
+			`"payload":{"s":{"y":2.25,"x":9,"x":10}}}`,
+		`{"schema":{"type":"struct","fields":[{"field":"s","type":"struct","fields":[{"field":"x","type":"int64"}]}]},"payload":{"s":{"x":1.0}}}`,
 	} {
 		f.Add([]byte(s))
 	}

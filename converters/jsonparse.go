@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // The limits Jackson 2.16 (Kafka 3.9's version) puts on what it reads, by
@@ -26,9 +27,10 @@ const (
 	nodeString
 	nodeArray
 	nodeObject
-	// nodeStruct is an object already read as the Struct of its
-	// field's schema (structPayload reads a nested struct in place).
-	nodeStruct
+	// nodeValue is a value already read as its field's schema says
+	// (structPayload reads a nested struct, an INT64 and a FLOAT64 in
+	// place): an object or a number.
+	nodeValue
 )
 
 // String returns Jackson's JsonNodeType name, which Kafka's error messages
@@ -43,7 +45,7 @@ func (k nodeKind) String() string {
 		return "STRING"
 	case nodeArray:
 		return "ARRAY"
-	case nodeObject, nodeStruct:
+	case nodeObject:
 		return "OBJECT"
 	}
 	return "NULL"
@@ -63,8 +65,8 @@ type node struct {
 	// fields keep document order. A repeated name keeps its first position
 	// and its last value, as Jackson's ObjectNode (a LinkedHashMap) does.
 	fields []objField
-	// st is a nodeStruct's value.
-	st *connect.Struct
+	// val is a nodeValue's value.
+	val connect.Value
 }
 
 type objField struct {
@@ -424,6 +426,84 @@ func (p *parser) numberInto(dst *node) error {
 		*dst = node{kind: nodeNumber, text: lit, integral: integral}
 	}
 	return nil
+}
+
+// int64Literal reads at p.pos an integer literal that fits an int64, as
+// a JSON number without fraction or exponent, and reports false, having
+// read nothing, for anything else (which the general reader reads, with
+// its errors and Jackson's rules for large numbers).
+func (p *parser) int64Literal() (int64, bool) {
+	data, i := p.data, p.pos
+	neg := i < len(data) && data[i] == '-'
+	if neg {
+		i++
+	}
+	start := i
+	var u uint64
+	for i < len(data) && data[i] >= '0' && data[i] <= '9' {
+		if i-start >= 18 {
+			return 0, false // may overflow: the general reader decides
+		}
+		u = u*10 + uint64(data[i]-'0')
+		i++
+	}
+	if i == start || (data[start] == '0' && i-start > 1) {
+		return 0, false
+	}
+	if i < len(data) && (data[i] == '.' || data[i] == 'e' || data[i] == 'E') {
+		return 0, false
+	}
+	p.pos = i
+	if neg {
+		return -int64(u), true
+	}
+	return int64(u), true
+}
+
+// fractionLiteral reads at p.pos a number literal with a fraction or an
+// exponent as a float64, as javaDouble reads it, and reports false,
+// having read nothing, for anything else.
+func (p *parser) fractionLiteral() (float64, bool) {
+	data, i := p.data, p.pos
+	if i < len(data) && data[i] == '-' {
+		i++
+	}
+	start := i
+	for i < len(data) && data[i] >= '0' && data[i] <= '9' {
+		i++
+	}
+	if i == start || (data[start] == '0' && i-start > 1) {
+		return 0, false
+	}
+	fraction := false
+	if i < len(data) && data[i] == '.' {
+		fraction = true
+		i++
+		d := i
+		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
+			i++
+		}
+		if i == d {
+			return 0, false
+		}
+	}
+	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
+		return 0, false // the general reader checks the exponent's range
+	}
+	if !fraction || i-p.pos > 40 {
+		return 0, false
+	}
+	// The literal is only read: a string over the input's bytes costs no
+	// copy.
+	v, err := strconv.ParseFloat(unsafe.String(&data[p.pos], i-p.pos), 64)
+	if err != nil {
+		return 0, false
+	}
+	p.pos = i
+	if v == 0 {
+		return 0, true // -0.0 reads as +0.0, as Jackson's
+	}
+	return v, true
 }
 
 // str reads a string. Jackson refuses raw control characters, unknown
