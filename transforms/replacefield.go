@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/connectd/connectd/connect"
 	"github.com/connectd/connectd/internal/javajson"
@@ -83,6 +84,21 @@ type ReplaceField struct {
 	renames, reverse       map[string]string
 	replaceNullWithDefault bool
 	cache                  schemaCache
+	// plan is how the last input schema's struct is copied: a
+	// connector's records mostly share one schema, and finding each
+	// field by name again for every record was most of the transform's
+	// cost.
+	plan atomic.Pointer[replacePlan]
+}
+
+// A replacePlan copies a struct of schema in to one of schema out: from
+// holds, per output field, the index of the input field it reads, or -1
+// when the input has no field of the name it reads back (Kafka's
+// DataException for each record), with that name in missing.
+type replacePlan struct {
+	in, out *connect.Schema
+	from    []int
+	missing []string
 }
 
 // Config returns Kafka's keys for ReplaceField.
@@ -159,6 +175,39 @@ func (t *ReplaceField) reverseRenamed(name string) string {
 	return name
 }
 
+// planFor derives, or takes from the cache, the output schema of in and
+// the input field each of its fields reads.
+func (t *ReplaceField) planFor(in *connect.Schema) (*replacePlan, error) {
+	updated := t.cache.get(in)
+	if updated == nil {
+		b := newFieldsBuilder(len(in.Fields))
+		for _, f := range in.Fields {
+			if t.keep(f.Name) {
+				if err := b.add(t.renamed(f.Name), f.Schema); err != nil {
+					return nil, err
+				}
+			}
+		}
+		updated = b.build(copySchemaBasics(in, connect.TypeStruct))
+		t.cache.put(in, updated)
+	}
+	plan := &replacePlan{in: in, out: updated, from: make([]int, len(updated.Fields)), missing: make([]string, len(updated.Fields))}
+	for i, f := range updated.Fields {
+		// Kafka reads each output field back by the name it had: a field
+		// that took the name of a field left in place reads a field the
+		// input may not have.
+		old := t.reverseRenamed(f.Name)
+		plan.from[i], plan.missing[i] = -1, old
+		for j := range in.Fields {
+			if in.Fields[j].Name == old {
+				plan.from[i] = j
+				break
+			}
+		}
+	}
+	return plan, nil
+}
+
 // Apply filters and renames the fields; a null key or value passes.
 func (t *ReplaceField) Apply(r *connect.Record) (*connect.Record, error) {
 	schema, value := t.part.Get(r)
@@ -193,30 +242,21 @@ func (t *ReplaceField) Apply(r *connect.Record) (*connect.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	updated := t.cache.get(in.Schema())
-	if updated == nil {
-		b := newFieldsBuilder(len(in.Schema().Fields))
-		for _, f := range in.Schema().Fields {
-			if t.keep(f.Name) {
-				if err := b.add(t.renamed(f.Name), f.Schema); err != nil {
-					return nil, err
-				}
-			}
+	plan := t.plan.Load()
+	if plan == nil || plan.in != in.Schema() {
+		if plan, err = t.planFor(in.Schema()); err != nil {
+			return nil, err
 		}
-		updated = b.build(copySchemaBasics(in.Schema(), connect.TypeStruct))
-		t.cache.put(in.Schema(), updated)
+		t.plan.Store(plan)
 	}
+	updated := plan.out
 	out := connect.NewStruct(updated)
-	for i, f := range updated.Fields {
-		// Kafka reads each output field back by the name it had: a field
-		// that took the name of a field left in place reads a field the
-		// input may not have.
-		old := t.reverseRenamed(f.Name)
-		src := in.Schema().Field(old)
-		if src == nil {
-			return nil, dataError("%s is not a valid field name", old)
+	srcFields := in.Schema().Fields
+	for i, j := range plan.from {
+		if j < 0 {
+			return nil, dataError("%s is not a valid field name", plan.missing[i])
 		}
-		if err := copyField(out, i, in, src, t.replaceNullWithDefault); err != nil {
+		if err := copyField(out, i, in, &srcFields[j], t.replaceNullWithDefault); err != nil {
 			return nil, err
 		}
 	}
