@@ -32,10 +32,13 @@ type Record struct {
 // a function from a record to a record, configured once, applied to
 // every record of a connector in the order of its transforms key.
 //
-// The worker calls Config, then Configure with the alias's keys
-// (transforms.<alias>.* without that prefix, nor type, predicate and
-// negate) once they validated against Config, then Apply for each record,
-// from several goroutines at once: Apply must be safe for concurrent use.
+// When a connector is created or validated, the worker checks the alias's
+// keys (transforms.<alias>.* without that prefix, nor type, predicate and
+// negate) against Config and calls Configure with them on a fresh
+// instance, so that what Configure refuses refuses the connector. Each
+// task then makes its own instance, calls Configure, and Apply for each
+// record, from several goroutines at once: Apply must be safe for
+// concurrent use.
 // A transformation that also implements io.Closer is closed when its
 // task stops.
 //
