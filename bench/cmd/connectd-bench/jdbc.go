@@ -314,7 +314,7 @@ func pgxScan(ctx context.Context, conn *pgx.Conn, table string) (int, error) {
 
 func jdbcSourceRound(bin, work, table string, open *pgx.Conn, r int, res *jdbcSourceResult, timeout time.Duration) (err error) {
 	dir := filepath.Join(work, fmt.Sprintf("jdbc-source-%d", r))
-	p, err := startWorker(bin, dir, map[string]string{
+	p, adm, stop, err := readyWorker(bin, dir, map[string]string{
 		"key.converter":                  "org.apache.kafka.connect.storage.StringConverter",
 		"value.converter":                "org.apache.kafka.connect.json.JsonConverter",
 		"value.converter.schemas.enable": strconv.FormatBool(res.schemas),
@@ -324,20 +324,10 @@ func jdbcSourceRound(bin, work, table string, open *pgx.Conn, r int, res *jdbcSo
 		return err
 	}
 	defer func() {
-		if serr := p.stop(); err == nil {
+		if serr := stop(); err == nil {
 			err = serr
 		}
-		os.RemoveAll(dir)
 	}()
-	if _, err := p.waitReady(30 * time.Second); err != nil {
-		return err
-	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(p.kafka))
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
 	// pass reads the whole table with a new connector into a new topic.
 	pass := func(kind string, prefix string, into *jdbcSourcePasses) error {
 		topic := prefix + table[strings.LastIndexByte(table, '.')+1:]

@@ -71,25 +71,15 @@ func benchSmtFile(bin, work string, lines, lineBytes, rounds int, timeout time.D
 
 func smtFileRound(bin, work, path string, r int, res *smtFileResult, timeout time.Duration) (err error) {
 	dir := filepath.Join(work, fmt.Sprintf("smt-file-%d", r))
-	p, err := startWorker(bin, dir, map[string]string{"offset.flush.interval.ms": "1000"})
+	p, adm, stop, err := readyWorker(bin, dir, map[string]string{"offset.flush.interval.ms": "1000"})
 	if err != nil {
 		return err
 	}
 	defer func() {
-		if serr := p.stop(); err == nil {
+		if serr := stop(); err == nil {
 			err = serr
 		}
-		os.RemoveAll(dir)
 	}()
-	if _, err := p.waitReady(30 * time.Second); err != nil {
-		return err
-	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(p.kafka))
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
 	plainTopic, chainTopic := fmt.Sprintf("smt-plain-%d", r), fmt.Sprintf("smt-chain-%d", r)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -293,7 +293,7 @@ func benchThroughput(bin, work string, lines, lineBytes, rounds int, timeout tim
 
 func throughputRound(bin, work, path string, r int, res *throughputResult, timeout time.Duration) (err error) {
 	dir := filepath.Join(work, fmt.Sprintf("throughput-%d", r))
-	p, err := startWorker(bin, dir, map[string]string{
+	p, adm, stop, err := readyWorker(bin, dir, map[string]string{
 		"key.converter":            "org.apache.kafka.connect.storage.StringConverter",
 		"value.converter":          "org.apache.kafka.connect.storage.StringConverter",
 		"offset.flush.interval.ms": "1000",
@@ -302,20 +302,10 @@ func throughputRound(bin, work, path string, r int, res *throughputResult, timeo
 		return err
 	}
 	defer func() {
-		if serr := p.stop(); err == nil {
+		if serr := stop(); err == nil {
 			err = serr
 		}
-		os.RemoveAll(dir) // the broker's copy of the lines is large
 	}()
-	if _, err := p.waitReady(30 * time.Second); err != nil {
-		return err
-	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(p.kafka))
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
 	plainTopic, connTopic := fmt.Sprintf("plain-%d", r), fmt.Sprintf("connectd-%d", r)
 	// Both topics exist before either clock starts, with the partition
 	// count the broker gives auto-created topics (1), so neither run

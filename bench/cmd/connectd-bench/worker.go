@@ -17,6 +17,9 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // proc is a `connectd standalone` process started from the built binary,
@@ -315,4 +318,31 @@ func (p *proc) must(ctx context.Context, want int, method, path, body string) ([
 		return nil, fmt.Errorf("%s %s: status %d, want %d; body %s", method, path, code, want, resp)
 	}
 	return resp, nil
+}
+
+// readyWorker starts a standalone worker in dir, waits for its REST API
+// and returns it with an admin client of its broker; stop stops the
+// worker and removes dir (the broker's copy of a figure's records is
+// large).
+func readyWorker(bin, dir string, extra map[string]string) (p *proc, adm *kadm.Client, stop func() error, err error) {
+	if p, err = startWorker(bin, dir, extra); err != nil {
+		return nil, nil, nil, err
+	}
+	var cl *kgo.Client
+	stop = func() error {
+		if cl != nil {
+			cl.Close()
+		}
+		err := p.stop()
+		os.RemoveAll(dir)
+		return err
+	}
+	if _, err = p.waitReady(30 * time.Second); err == nil {
+		cl, err = kgo.NewClient(kgo.SeedBrokers(p.kafka))
+	}
+	if err != nil {
+		stop()
+		return nil, nil, nil, err
+	}
+	return p, kadm.NewClient(cl), stop, nil
 }
