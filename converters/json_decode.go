@@ -277,7 +277,14 @@ func (c *JSONConverter) structFrom(s *connect.Schema, member func(i int) (*node,
 // read), made into a connect.Value without boxing them; false for any
 // other, which toConnect reads.
 func fastValue(s *connect.Schema, n *node) (connect.Value, bool) {
-	if n == nil || s.Name != "" {
+	if n == nil {
+		return connect.Value{}, false
+	}
+	if n.kind == nodeValue {
+		// Read by this very field's schema, named or not.
+		return n.val, true
+	}
+	if s.Name != "" {
 		return connect.Value{}, false
 	}
 	switch {
@@ -287,8 +294,6 @@ func fastValue(s *connect.Schema, n *node) (connect.Value, bool) {
 		if v, err := strconv.ParseInt(n.text, 10, 64); err == nil {
 			return connect.Int64Value(v), true
 		}
-	case n.kind == nodeValue:
-		return n.val, true
 	}
 	return connect.Value{}, false
 }

@@ -189,6 +189,23 @@ func (c *JSONConverter) envelopeSchema(p *parser) (*connect.Schema, bool) {
 	return s, true
 }
 
+// plainName reports whether data holds at pos the JSON string of name
+// written without escapes: name's bytes between quotes. A name that would
+// need escapes (a quote, a backslash, a control character) never
+// matches, so that a written escape is not taken for the character.
+func plainName(data []byte, pos int, name string) bool {
+	end := pos + 1 + len(name)
+	if end >= len(data) || data[pos] != '"' || data[end] != '"' || string(data[pos+1:end]) != name {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c == '"' || c == '\\' || c < 0x20 {
+			return false
+		}
+	}
+	return true
+}
+
 // structNodes holds the nodes structPayload reads a struct's members
 // into: they are dead once the struct is built, and allocating them was
 // more than half of the bytes a record in the envelope cost
@@ -229,9 +246,20 @@ func (c *JSONConverter) structPayload(s *connect.Schema, p *parser) (any, bool) 
 			if p.pos == len(data) || data[p.pos] != '"' {
 				return nil, false
 			}
-			name, err := p.strBytes()
-			if err != nil {
-				return nil, false
+			// Members usually come in the schema's order, their names
+			// written as they are: compared in place, they need no
+			// scanning.
+			f := -1
+			var err error
+			if i < len(s.Fields) && plainName(data, p.pos, s.Fields[i].Name) {
+				f = i
+				p.pos += len(s.Fields[i].Name) + 2
+			} else {
+				name, err := p.strBytes()
+				if err != nil {
+					return nil, false
+				}
+				f = slices.IndexFunc(s.Fields, func(f connect.Field) bool { return f.Name == string(name) })
 			}
 			p.skipSpace()
 			if p.pos == len(data) || data[p.pos] != ':' {
@@ -239,11 +267,6 @@ func (c *JSONConverter) structPayload(s *connect.Schema, p *parser) (any, bool) 
 			}
 			p.pos++
 			p.skipSpace()
-			// Members usually come in the schema's order.
-			f := i
-			if f >= len(s.Fields) || s.Fields[f].Name != string(name) {
-				f = slices.IndexFunc(s.Fields, func(f connect.Field) bool { return f.Name == string(name) })
-			}
 			var fs *connect.Schema
 			if f >= 0 {
 				fs = s.Fields[f].Schema
