@@ -314,7 +314,7 @@ func pgxScan(ctx context.Context, conn *pgx.Conn, table string) (int, error) {
 
 func jdbcSourceRound(bin, work, table string, open *pgx.Conn, r int, res *jdbcSourceResult, timeout time.Duration) (err error) {
 	dir := filepath.Join(work, fmt.Sprintf("jdbc-source-%d", r))
-	p, adm, stop, err := readyWorker(bin, dir, map[string]string{
+	p, cl, stop, err := readyWorker(bin, dir, map[string]string{
 		"key.converter":                  "org.apache.kafka.connect.storage.StringConverter",
 		"value.converter":                "org.apache.kafka.connect.json.JsonConverter",
 		"value.converter.schemas.enable": strconv.FormatBool(res.schemas),
@@ -328,6 +328,7 @@ func jdbcSourceRound(bin, work, table string, open *pgx.Conn, r int, res *jdbcSo
 			err = serr
 		}
 	}()
+	adm := kadm.NewClient(cl)
 	// pass reads the whole table with a new connector into a new topic.
 	pass := func(kind string, prefix string, into *jdbcSourcePasses) error {
 		topic := prefix + table[strings.LastIndexByte(table, '.')+1:]
@@ -525,55 +526,34 @@ func benchJdbcSink(bin, work string, n, runs int, flush, timeout time.Duration) 
 	defer drop()
 
 	dir := filepath.Join(work, "jdbc-sink")
-	p, err := startWorker(bin, dir, map[string]string{
-		"key.converter":                  "org.apache.kafka.connect.storage.StringConverter",
-		"value.converter":                "org.apache.kafka.connect.json.JsonConverter",
-		"value.converter.schemas.enable": "true",
-		"offset.flush.interval.ms":       strconv.FormatInt(flush.Milliseconds(), 10),
-	})
+	p, cl, stop, err := sinkWorker(bin, dir, flush)
 	if err != nil {
 		return nil, err
 	}
 	defer func() {
-		if serr := p.stop(); err == nil {
+		if serr := stop(); err == nil {
 			err = serr
 		}
-		os.RemoveAll(dir)
 	}()
-	if _, err := p.waitReady(30 * time.Second); err != nil {
-		return nil, err
-	}
-	// Uncompressed, as a Kafka producer writes by default (franz-go's
-	// default is snappy, which the sink would have to decompress).
-	cl, err := kgo.NewClient(kgo.SeedBrokers(p.kafka), kgo.ProducerBatchCompression(kgo.NoCompression()))
-	if err != nil {
-		return nil, err
-	}
-	defer cl.Close()
 	adm := kadm.NewClient(cl)
 	const topic = "jdbc-sink-orders"
 	if _, err := adm.CreateTopic(ctx, 1, 1, nil, topic); err != nil {
 		return nil, fmt.Errorf("creating topic %s: %w", topic, err)
 	}
 	t0 := time.Now()
-	var produceErr error
-	var once sync.Once
+	var produced firstError
 	for i := 1; i <= n; i++ {
 		id, customer, amount := sinkRow(i)
 		v := fmt.Appendf(nil, `{"schema":%s,"payload":{"id":%d,"customer":%q,"amount":%s}}`,
 			sinkValueSchema, id, customer, strconv.FormatFloat(amount, 'g', -1, 64))
 		res.valueBytes = len(v)
-		cl.Produce(ctx, &kgo.Record{Topic: topic, Key: []byte(strconv.FormatInt(id, 10)), Value: v}, func(_ *kgo.Record, err error) {
-			if err != nil {
-				once.Do(func() { produceErr = err })
-			}
-		})
+		cl.Produce(ctx, &kgo.Record{Topic: topic, Key: []byte(strconv.FormatInt(id, 10)), Value: v}, produced.promise)
 	}
 	if err := cl.Flush(ctx); err != nil {
 		return nil, err
 	}
-	if produceErr != nil {
-		return nil, fmt.Errorf("producing the sink's records: %w", produceErr)
+	if produced.err != nil {
+		return nil, fmt.Errorf("producing the sink's records: %w", produced.err)
 	}
 	if end, err := endOffset(ctx, adm, topic); err != nil || end != int64(n) {
 		return nil, fmt.Errorf("topic %s holds %d records (%v), want %d", topic, end, err, n)

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -71,7 +70,7 @@ func benchSmtFile(bin, work string, lines, lineBytes, rounds int, timeout time.D
 
 func smtFileRound(bin, work, path string, r int, res *smtFileResult, timeout time.Duration) (err error) {
 	dir := filepath.Join(work, fmt.Sprintf("smt-file-%d", r))
-	p, adm, stop, err := readyWorker(bin, dir, map[string]string{"offset.flush.interval.ms": "1000"})
+	p, cl, stop, err := readyWorker(bin, dir, map[string]string{"offset.flush.interval.ms": "1000"})
 	if err != nil {
 		return err
 	}
@@ -80,6 +79,7 @@ func smtFileRound(bin, work, path string, r int, res *smtFileResult, timeout tim
 			err = serr
 		}
 	}()
+	adm := kadm.NewClient(cl)
 	plainTopic, chainTopic := fmt.Sprintf("smt-plain-%d", r), fmt.Sprintf("smt-chain-%d", r)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -201,29 +201,15 @@ func benchSmtSink(bin, work string, n, runs int, timeout time.Duration) (res *sm
 	}
 	defer drop()
 	dir := filepath.Join(work, "smt-jdbc-sink")
-	p, err := startWorker(bin, dir, map[string]string{
-		"key.converter":                  "org.apache.kafka.connect.storage.StringConverter",
-		"value.converter":                "org.apache.kafka.connect.json.JsonConverter",
-		"value.converter.schemas.enable": "true",
-		"offset.flush.interval.ms":       "1000",
-	})
+	p, cl, stop, err := sinkWorker(bin, dir, time.Second)
 	if err != nil {
 		return nil, err
 	}
 	defer func() {
-		if serr := p.stop(); err == nil {
+		if serr := stop(); err == nil {
 			err = serr
 		}
-		os.RemoveAll(dir)
 	}()
-	if _, err := p.waitReady(30 * time.Second); err != nil {
-		return nil, err
-	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(p.kafka), kgo.ProducerBatchCompression(kgo.NoCompression()))
-	if err != nil {
-		return nil, err
-	}
-	defer cl.Close()
 	adm := kadm.NewClient(cl)
 	const envTopic, flatTopic = "smt-envelopes", "smt-flat"
 	for _, t := range []string{envTopic, flatTopic} {
@@ -231,13 +217,7 @@ func benchSmtSink(bin, work string, n, runs int, timeout time.Duration) (res *sm
 			return nil, fmt.Errorf("creating topic %s: %w", t, err)
 		}
 	}
-	var produceErr error
-	var once sync.Once
-	promise := func(_ *kgo.Record, err error) {
-		if err != nil {
-			once.Do(func() { produceErr = err })
-		}
-	}
+	var produced firstError
 	for i := 1; i <= n; i++ {
 		id, customer, amount := sinkRow(i)
 		row := fmt.Sprintf(`{"id":%d,"customer":%q,"amount":%s}`, id, customer, strconv.FormatFloat(amount, 'g', -1, 64))
@@ -246,14 +226,14 @@ func benchSmtSink(bin, work string, n, runs int, timeout time.Duration) (res *sm
 		flat := fmt.Appendf(nil, `{"schema":%s,"payload":%s}`, sinkValueSchema, row)
 		res.envelopeBytes, res.flatBytes = len(env), len(flat)
 		key := []byte(strconv.FormatInt(id, 10))
-		cl.Produce(ctx, &kgo.Record{Topic: envTopic, Key: key, Value: env}, promise)
-		cl.Produce(ctx, &kgo.Record{Topic: flatTopic, Key: key, Value: flat}, promise)
+		cl.Produce(ctx, &kgo.Record{Topic: envTopic, Key: key, Value: env}, produced.promise)
+		cl.Produce(ctx, &kgo.Record{Topic: flatTopic, Key: key, Value: flat}, produced.promise)
 	}
 	if err := cl.Flush(ctx); err != nil {
 		return nil, err
 	}
-	if produceErr != nil {
-		return nil, fmt.Errorf("producing the records: %w", produceErr)
+	if produced.err != nil {
+		return nil, fmt.Errorf("producing the records: %w", produced.err)
 	}
 	for r := 1; r <= runs; r++ {
 		if err := smtSinkRound(ctx, p, conn, schema, r, res, timeout, envTopic, flatTopic); err != nil {

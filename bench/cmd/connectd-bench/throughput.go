@@ -293,7 +293,7 @@ func benchThroughput(bin, work string, lines, lineBytes, rounds int, timeout tim
 
 func throughputRound(bin, work, path string, r int, res *throughputResult, timeout time.Duration) (err error) {
 	dir := filepath.Join(work, fmt.Sprintf("throughput-%d", r))
-	p, adm, stop, err := readyWorker(bin, dir, map[string]string{
+	p, cl, stop, err := readyWorker(bin, dir, map[string]string{
 		"key.converter":            "org.apache.kafka.connect.storage.StringConverter",
 		"value.converter":          "org.apache.kafka.connect.storage.StringConverter",
 		"offset.flush.interval.ms": "1000",
@@ -306,6 +306,7 @@ func throughputRound(bin, work, path string, r int, res *throughputResult, timeo
 			err = serr
 		}
 	}()
+	adm := kadm.NewClient(cl)
 	plainTopic, connTopic := fmt.Sprintf("plain-%d", r), fmt.Sprintf("connectd-%d", r)
 	// Both topics exist before either clock starts, with the partition
 	// count the broker gives auto-created topics (1), so neither run

@@ -12,13 +12,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -321,14 +321,13 @@ func (p *proc) must(ctx context.Context, want int, method, path, body string) ([
 }
 
 // readyWorker starts a standalone worker in dir, waits for its REST API
-// and returns it with an admin client of its broker; stop stops the
-// worker and removes dir (the broker's copy of a figure's records is
-// large).
-func readyWorker(bin, dir string, extra map[string]string) (p *proc, adm *kadm.Client, stop func() error, err error) {
+// and returns it with a client of its broker (made with opts); stop
+// closes the client, stops the worker and removes dir (the broker's copy
+// of a figure's records is large).
+func readyWorker(bin, dir string, extra map[string]string, opts ...kgo.Opt) (p *proc, cl *kgo.Client, stop func() error, err error) {
 	if p, err = startWorker(bin, dir, extra); err != nil {
 		return nil, nil, nil, err
 	}
-	var cl *kgo.Client
 	stop = func() error {
 		if cl != nil {
 			cl.Close()
@@ -338,11 +337,35 @@ func readyWorker(bin, dir string, extra map[string]string) (p *proc, adm *kadm.C
 		return err
 	}
 	if _, err = p.waitReady(30 * time.Second); err == nil {
-		cl, err = kgo.NewClient(kgo.SeedBrokers(p.kafka))
+		cl, err = kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(p.kafka)}, opts...)...)
 	}
 	if err != nil {
 		stop()
 		return nil, nil, nil, err
 	}
-	return p, kadm.NewClient(cl), stop, nil
+	return p, cl, stop, nil
+}
+
+// firstError keeps the first error producer promises report.
+type firstError struct {
+	once sync.Once
+	err  error
+}
+
+func (f *firstError) promise(_ *kgo.Record, err error) {
+	if err != nil {
+		f.once.Do(func() { f.err = err })
+	}
+}
+
+// sinkWorker is the worker of the JDBC sink figures, with a client that
+// produces uncompressed, as a Kafka producer does by default (franz-go's
+// default is snappy, which the sink would have to decompress).
+func sinkWorker(bin, dir string, flush time.Duration) (*proc, *kgo.Client, func() error, error) {
+	return readyWorker(bin, dir, map[string]string{
+		"key.converter":                  "org.apache.kafka.connect.storage.StringConverter",
+		"value.converter":                "org.apache.kafka.connect.json.JsonConverter",
+		"value.converter.schemas.enable": "true",
+		"offset.flush.interval.ms":       strconv.FormatInt(flush.Milliseconds(), 10),
+	}, kgo.ProducerBatchCompression(kgo.NoCompression()))
 }
