@@ -70,6 +70,14 @@ func enrichAlias(plugins *connect.PluginSet, def *connect.ConfigDef, config map[
 	prefix := ak.key + "." + alias + "."
 	group := ak.group + ": " + alias
 	typeKey := prefix + "type"
+	// The alias's plugin, found once: its keys are the alias's, and the
+	// type key's check is that it was found.
+	var plugin any
+	if class, ok := config[typeKey]; ok {
+		if p, err := plugins.Lookup(strings.TrimSpace(class), ak.typ); err == nil {
+			plugin = p.New()
+		}
+	}
 	def.Define(connect.ConfigKey{
 		Name: typeKey, Type: connect.ConfigClass, Required: true, Importance: connect.High,
 		Doc: "Class for the '" + alias + "' " + strings.ToLower(ak.kind) + ".", Group: group, OrderInGroup: 0,
@@ -82,19 +90,12 @@ func enrichAlias(plugins *connect.PluginSet, def *connect.ConfigDef, config map[
 					}
 				}
 			}
-			class, _ := v.(string)
-			if _, err := plugins.Lookup(strings.TrimSpace(class), ak.typ); err != nil {
-				return fmt.Errorf("Class %s could not be found.", class)
+			if plugin == nil {
+				return fmt.Errorf("Class %v could not be found.", v)
 			}
 			return nil
 		},
 	})
-	var plugin any
-	if class, ok := config[typeKey]; ok {
-		if p, err := plugins.Lookup(strings.TrimSpace(class), ak.typ); err == nil {
-			plugin = p.New()
-		}
-	}
 	child := connect.NewConfigDef()
 	if ak.typ == connect.PluginTransformation {
 		child.Define(connect.ConfigKey{Name: "predicate", Type: connect.ConfigString, Importance: connect.Medium, Doc: "The alias of a predicate used to determine whether to apply this transformation.",
@@ -173,15 +174,21 @@ func safeConfigure(configure func(map[string]string) error, config map[string]st
 }
 
 // sortedConfigs orders a plugin's keys as Kafka's ConfigDef.sortedConfigs
-// does for those without a group: by order in group, then required keys
+// does: keys without a group first, then each group in the order it was
+// first defined; within one, by order in group, then required keys
 // first, then by importance, then by name.
 func sortedConfigs(d *connect.ConfigDef) []connect.ConfigKey {
 	keys := d.Keys()
+	groupRank := map[string]int{"": 0}
+	for _, k := range keys {
+		if _, ok := groupRank[k.Group]; !ok {
+			groupRank[k.Group] = len(groupRank)
+		}
+	}
 	importance := map[connect.Importance]int{connect.High: 0, connect.Medium: 1, connect.Low: 2}
 	slices.SortStableFunc(keys, func(a, b connect.ConfigKey) int {
-		if a.Group != b.Group {
-			// Grouped keys keep their groups' order of first definition.
-			return 0
+		if c := cmp.Compare(groupRank[a.Group], groupRank[b.Group]); c != 0 {
+			return c
 		}
 		if c := cmp.Compare(a.OrderInGroup, b.OrderInGroup); c != 0 {
 			return c
