@@ -56,13 +56,18 @@ type errorHandler struct {
 // newErrorHandler reads the errors.* keys of a connector config, which
 // validation has checked.
 func newErrorHandler(log *slog.Logger, connector string, id int, config map[string]string) *errorHandler {
-	h := &errorHandler{task: fmt.Sprintf("%s-%d", connector, id), log: log, maxDelay: time.Minute}
-	h.tolerateAll = strings.EqualFold(strings.TrimSpace(config["errors.tolerance"]), "all")
-	if v, err := connect.ParseValue("errors.retry.timeout", connect.ConfigLong, config["errors.retry.timeout"]); err == nil && config["errors.retry.timeout"] != "" {
-		h.retryTimeout = time.Duration(v.(int64)) * time.Millisecond
+	millis := func(key string, def time.Duration) time.Duration {
+		if v, err := connect.ParseValue(key, connect.ConfigLong, config[key]); err == nil {
+			return time.Duration(v.(int64)) * time.Millisecond
+		}
+		return def // unset: validation refused anything else
 	}
-	if v, err := connect.ParseValue("errors.retry.delay.max.ms", connect.ConfigLong, config["errors.retry.delay.max.ms"]); err == nil && config["errors.retry.delay.max.ms"] != "" {
-		h.maxDelay = time.Duration(v.(int64)) * time.Millisecond
+	h := &errorHandler{
+		task:         fmt.Sprintf("%s-%d", connector, id),
+		log:          log,
+		tolerateAll:  strings.EqualFold(strings.TrimSpace(config["errors.tolerance"]), "all"),
+		retryTimeout: millis("errors.retry.timeout", 0),
+		maxDelay:     millis("errors.retry.delay.max.ms", time.Minute),
 	}
 	h.logErrors = parseBool(config["errors.log.enable"])
 	h.logRecords = parseBool(config["errors.log.include.messages"])
