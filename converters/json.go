@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/internal/valuefields"
 )
 
 // JSONConverterClass is the Java class name JSONConverter is registered
@@ -141,7 +142,7 @@ func (c *JSONConverter) AppendFromConnectData(dst []byte, topic string, schema *
 // ToConnectData deserializes a value. Nil or empty data (a tombstone) gives
 // a nil schema and value.
 func (c *JSONConverter) ToConnectData(topic string, data []byte) (*connect.Schema, any, error) {
-	if schema, v, ok, err := c.fromEnvelope(data); ok {
+	if schema, v, ok, err := c.fromEnvelope(data, nil); ok {
 		return schema, v, err
 	}
 	root, err := parseJSON(data)
@@ -168,4 +169,16 @@ func (c *JSONConverter) ToConnectData(topic string, data []byte) (*connect.Schem
 		return nil, nil, err
 	}
 	return schema, v, nil
+}
+
+// ToConnectDataFields is ToConnectData building only the top-level fields
+// of a struct value that needs asks for (valuefields.Converter): the
+// others are checked as they would be converted, and left null. The
+// worker uses it when the first transform of a sink's chain reads only
+// some of a value's fields.
+func (c *JSONConverter) ToConnectDataFields(topic string, data []byte, needs *valuefields.Needs) (*connect.Schema, any, error) {
+	if schema, v, ok, err := c.fromEnvelope(data, needs); ok {
+		return schema, v, err
+	}
+	return c.ToConnectData(topic, data)
 }

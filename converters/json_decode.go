@@ -257,6 +257,9 @@ func (c *JSONConverter) structFrom(s *connect.Schema, member func(i int) (*node,
 		if err != nil {
 			return nil, err
 		}
+		if n != nil && n.kind == nodeSkipped {
+			continue
+		}
 		if v, ok := fastValue(f.Schema, n); ok {
 			st.SetValueAt(i, v)
 			continue

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/internal/valuefields"
 )
 
 // Most records of a topic carry the same schema, and in the envelope it
@@ -91,7 +92,7 @@ func (c *schemaCache) put(text []byte, s *connect.Schema) {
 // When the schema comes first and is a struct's, as the JsonConverter
 // writes it, the payload is read in the same pass; otherwise its text is
 // checked, then read.
-func (c *JSONConverter) fromEnvelope(data []byte) (*connect.Schema, any, bool, error) {
+func (c *JSONConverter) fromEnvelope(data []byte, needs *valuefields.Needs) (*connect.Schema, any, bool, error) {
 	if c.schemas == nil {
 		return nil, nil, false, nil
 	}
@@ -130,8 +131,12 @@ func (c *JSONConverter) fromEnvelope(data []byte) (*connect.Schema, any, bool, e
 		case string(name) == "payload" && !seenPayload:
 			seenPayload = true
 			if seenSchema && schema != nil && schema.Type == connect.TypeStruct && p.pos < len(data) && data[p.pos] == '{' {
+				var want []bool
+				if needs != nil {
+					want = needs.Of(schema)
+				}
 				var ok bool
-				if value, ok = c.structPayload(schema, &p); !ok {
+				if value, ok = c.structPayload(schema, &p, want); !ok {
 					return nil, nil, false, nil
 				}
 			} else if payloadText, err = p.skipValue(); err != nil {
@@ -219,7 +224,11 @@ var structNodes = sync.Pool{New: func() any { return new([]node) }}
 // keeps), then the fields are converted in the schema's order, as
 // toConnect does. A flat struct costs no node beyond that one slice. It
 // reports false on invalid JSON or a value s refuses.
-func (c *JSONConverter) structPayload(s *connect.Schema, p *parser) (any, bool) {
+//
+// With want (valuefields), a field it does not want is checked rather
+// than read (checkValue), and left null; false also when that check
+// cannot tell, for the caller to read the whole value as usual.
+func (c *JSONConverter) structPayload(s *connect.Schema, p *parser, want []bool) (any, bool) {
 	if err := p.enter(); err != nil {
 		return nil, false
 	}
@@ -235,7 +244,6 @@ func (c *JSONConverter) structPayload(s *connect.Schema, p *parser) (any, bool) 
 		*scratch = vals
 		structNodes.Put(scratch)
 	}()
-	seen := make([]bool, len(s.Fields))
 	data := p.data
 	p.skipSpace()
 	if p.pos < len(data) && data[p.pos] == '}' {
@@ -274,12 +282,17 @@ func (c *JSONConverter) structPayload(s *connect.Schema, p *parser) (any, bool) 
 			switch {
 			case f < 0:
 				_, err = p.skipValue()
+			case want != nil && !want[f]:
+				if vals[f].set || !c.checkValue(fs, p) {
+					return nil, false
+				}
+				vals[f] = node{kind: nodeSkipped}
 			case fs.Type == connect.TypeStruct:
 				if p.pos < len(data) && data[p.pos] == '{' {
 					// A nested struct, read in place as this one is
 					// rather than as a tree (a Debezium envelope's
 					// before, after and source).
-					v, ok := c.structPayload(fs, p)
+					v, ok := c.structPayload(fs, p, nil)
 					if !ok {
 						return nil, false
 					}
@@ -287,7 +300,6 @@ func (c *JSONConverter) structPayload(s *connect.Schema, p *parser) (any, bool) 
 				} else {
 					err = p.valueInto(&vals[f])
 				}
-				seen[f] = true
 			case fs.Type == connect.TypeInt64 && fs.Name == "":
 				// The most common numbers, read without a literal's copy.
 				if v, ok := p.int64Literal(); ok {
@@ -295,20 +307,20 @@ func (c *JSONConverter) structPayload(s *connect.Schema, p *parser) (any, bool) 
 				} else {
 					err = p.valueInto(&vals[f])
 				}
-				seen[f] = true
 			case fs.Type == connect.TypeFloat64 && fs.Name == "":
 				if v, ok := p.fractionLiteral(); ok {
 					vals[f] = node{kind: nodeValue, val: connect.AnyValue(v)}
 				} else {
 					err = p.valueInto(&vals[f])
 				}
-				seen[f] = true
 			default:
 				err = p.valueInto(&vals[f])
-				seen[f] = true
 			}
 			if err != nil {
 				return nil, false
+			}
+			if f >= 0 {
+				vals[f].set = true
 			}
 			p.skipSpace()
 			if p.pos == len(data) {
@@ -325,11 +337,143 @@ func (c *JSONConverter) structPayload(s *connect.Schema, p *parser) (any, bool) 
 		}
 	}
 	p.depth--
+	if want != nil {
+		// A field not wanted and not given reads as null: toConnect
+		// would refuse that where it refuses a null.
+		for i, f := range s.Fields {
+			if !want[i] && !vals[i].set && !c.nullAllowed(f.Schema) {
+				return nil, false
+			}
+		}
+	}
 	v, err := c.structFrom(s, func(i int) (*node, error) {
-		if !seen[i] {
+		if !vals[i].set {
 			return nil, nil
 		}
 		return &vals[i], nil
 	})
 	return v, err == nil
+}
+
+// nullAllowed reports whether toConnect reads a JSON null (or a missing
+// member) of s without an error.
+func (c *JSONConverter) nullAllowed(s *connect.Schema) bool {
+	return s.Optional || (s.Default != nil && !c.keepNulls)
+}
+
+// checkValue reads the value at p.pos as structPayload and toConnect
+// would read it for s, without building it, and reports whether they
+// would take it. It reports false too where it cannot tell without
+// building the value (a logical type, bytes, an array, a map, a float
+// written as a string, a struct member given twice), for the caller to
+// read the whole record as usual, which names the problem if there is
+// one: a check never takes what conversion refuses.
+func (c *JSONConverter) checkValue(s *connect.Schema, p *parser) bool {
+	if p.pos >= len(p.data) {
+		return false
+	}
+	first := p.data[p.pos]
+	var err error
+	switch {
+	case first == '{':
+		return s.Type == connect.TypeStruct && c.checkStruct(s, p)
+	case first == '"':
+		_, err = p.strBytes()
+	case first == '-' || first >= '0' && first <= '9':
+		skip := p.skip
+		p.skip = true
+		err = p.numberInto(nil)
+		p.skip = skip
+	default:
+		_, err = p.skipValue()
+	}
+	if err != nil {
+		return false
+	}
+	if first == 'n' {
+		return c.nullAllowed(s)
+	}
+	switch s.Name {
+	case connect.DecimalName, connect.DateName, connect.TimeName, connect.TimestampName:
+		return false
+	}
+	number := first == '-' || first >= '0' && first <= '9'
+	switch s.Type {
+	case connect.TypeString:
+		return first == '"'
+	case connect.TypeBoolean:
+		return first == 't' || first == 'f'
+	case connect.TypeInt8, connect.TypeInt16, connect.TypeInt32, connect.TypeInt64, connect.TypeFloat32, connect.TypeFloat64:
+		// Any number: Java narrows it (javaLong, javaFloat).
+		return number
+	}
+	return false
+}
+
+// checkStruct is checkValue for the JSON object at p.pos and a STRUCT
+// schema of at most 64 fields.
+func (c *JSONConverter) checkStruct(s *connect.Schema, p *parser) bool {
+	if len(s.Fields) > 64 || p.enter() != nil {
+		return false
+	}
+	p.pos++ // '{'
+	data := p.data
+	var seen uint64
+	p.skipSpace()
+	if p.pos < len(data) && data[p.pos] == '}' {
+		p.pos++
+	} else {
+		for i := 0; ; i++ {
+			p.skipSpace()
+			if p.pos == len(data) || data[p.pos] != '"' {
+				return false
+			}
+			f := -1
+			if i < len(s.Fields) && plainName(data, p.pos, s.Fields[i].Name) {
+				f = i
+				p.pos += len(s.Fields[i].Name) + 2
+			} else {
+				name, err := p.strBytes()
+				if err != nil {
+					return false
+				}
+				f = slices.IndexFunc(s.Fields, func(f connect.Field) bool { return f.Name == string(name) })
+			}
+			p.skipSpace()
+			if p.pos == len(data) || data[p.pos] != ':' {
+				return false
+			}
+			p.pos++
+			p.skipSpace()
+			if f < 0 {
+				if _, err := p.skipValue(); err != nil {
+					return false
+				}
+			} else {
+				if seen&(1<<f) != 0 || !c.checkValue(s.Fields[f].Schema, p) {
+					return false
+				}
+				seen |= 1 << f
+			}
+			p.skipSpace()
+			if p.pos == len(data) {
+				return false
+			}
+			if data[p.pos] == '}' {
+				p.pos++
+				break
+			}
+			if data[p.pos] != ',' {
+				return false
+			}
+			p.pos++
+		}
+	}
+	p.depth--
+	for i, f := range s.Fields {
+		if seen&(1<<i) == 0 && !c.nullAllowed(f.Schema) {
+			return false
+		}
+	}
+	return true
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/internal/valuefields"
 )
 
 // Struct payloads read their members into reused nodes: a record must
@@ -44,6 +45,47 @@ func TestStructPayloadsAreReadIndependently(t *testing.T) {
 			if got := inner.Get("x"); got != tc.x {
 				t.Errorf("%s: inner.x = %v, want %v", tc.payload, got, tc.x)
 			}
+		}
+	}
+}
+
+// A Debezium envelope converted for ExtractNewRecordState's fields: the
+// row and op are built, the source block is checked and left null; a
+// source block the conversion refuses is refused with its message.
+func TestToConnectDataFieldsChecksWhatItSkips(t *testing.T) {
+	c := newJSON(t, nil)
+	const schema = `{"type":"struct","fields":[` +
+		`{"type":"struct","optional":true,"field":"after","fields":[{"type":"int64","field":"id"},{"type":"string","field":"name"}]},` +
+		`{"type":"struct","field":"source","fields":[{"type":"string","field":"version"},{"type":"int64","field":"ts_ms"},{"type":"string","optional":true,"field":"sequence"}]},` +
+		`{"type":"string","field":"op"}],"name":"shop.public.orders.Envelope"}`
+	needs := valuefields.New(readsNamed{"after", "before", "op"})
+	record := func(source string) []byte {
+		return []byte(`{"schema":` + schema + `,"payload":{"after":{"id":7,"name":"gizmo"},"source":` + source + `,"op":"c"}}`)
+	}
+	s, v, err := c.ToConnectDataFields("t", record(`{"version":"2.7.0.Final","ts_ms":1720621800000,"sequence":null}`), needs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := v.(*connect.Struct)
+	if st.Schema() != s || st.Get("source") != nil || st.Get("op") != "c" {
+		t.Fatalf("got %v, want source null and op c", st)
+	}
+	if after := st.Get("after").(*connect.Struct); after.Get("id") != int64(7) || after.Get("name") != "gizmo" {
+		t.Fatalf("after = %v", after)
+	}
+	for _, source := range []string{
+		`{"version":2,"ts_ms":1}`,                 // a number for a string
+		`{"version":"2","ts_ms":"1"}`,             // a string for an int64
+		`{"version":"2"}`,                         // a required field missing
+		`{"version":"2","ts_ms":1,"x":[}`,         // not JSON
+		`null`,                                    // a required struct null
+		`{"version":"2","ts_ms":true}`,            // a boolean for an int64
+		`{"version":"2","ts_ms":1,"sequence":{}}`, // an object for a string
+	} {
+		_, _, want := c.ToConnectData("t", record(source))
+		_, _, got := c.ToConnectDataFields("t", record(source), needs)
+		if want == nil || got == nil || got.Error() != want.Error() {
+			t.Errorf("source %s: error %v, want the full conversion's %v", source, got, want)
 		}
 	}
 }

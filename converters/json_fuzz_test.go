@@ -6,6 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/internal/valuefields"
 )
 
 // fuzzReencode checks what any record that decodes must satisfy: it
@@ -152,6 +155,90 @@ func FuzzJSONSchemaCache(f *testing.F) {
 			got, gerr := cached.FromConnectData("topic", gs, gv)
 			if werr != nil || gerr != nil || !bytes.Equal(got, want) {
 				t.Fatalf("%q: cached read encodes as %s (%v), uncached %s (%v)", data, got, gerr, want, werr)
+			}
+		}
+	})
+}
+
+// readsNamed is a valuefields.Reader that reads the fields of a struct
+// value named in its list.
+type readsNamed []string
+
+func (r readsNamed) ValueFieldsRead(*connect.Schema) ([]string, bool) { return r, false }
+
+// FuzzJSONFields checks that a value converted for a reader of some of
+// its fields is the full conversion's, those fields built and the others
+// null (or built, where the converter could not check them), and that it fails exactly when the full conversion fails, with
+// its message: checking a field rather than building it takes nothing
+// the conversion refuses.
+func FuzzJSONFields(f *testing.F) {
+	addGoldenSeeds(f)
+	const schema = `{"type":"struct","fields":[{"field":"after","type":"struct","optional":true,"fields":[{"field":"id","type":"int64"}]},` +
+		`{"field":"source","type":"struct","fields":[{"field":"v","type":"string"},{"field":"n","type":"int64","optional":true},` +
+		`{"field":"b","type":"boolean","default":false},{"field":"d","type":"double","optional":true},{"field":"i","type":"int32","optional":true}]},` +
+		`{"field":"op","type":"string"},{"field":"ts","type":"int64","name":"org.apache.kafka.connect.data.Timestamp","optional":true}],"name":"x.Envelope"}`
+	for _, payload := range []string{
+		`{"after":{"id":1},"source":{"v":"2.7","n":5,"b":true,"d":1.5,"i":3},"op":"c","ts":1}`,
+		`{"after":{"id":1},"source":{"v":"2.7"},"op":"c"}`,
+		`{"after":{"id":1},"source":{"n":5},"op":"c"}`,
+		`{"after":{"id":1},"source":{"v":7},"op":"c"}`,
+		`{"after":{"id":1},"source":{"v":"a","v":"b"},"op":"c"}`,
+		`{"after":{"id":1},"source":{"v":"a","d":"NaN"},"op":"c"}`,
+		`{"after":{"id":1},"source":{"v":"a","d":"x"},"op":"c"}`,
+		`{"after":{"id":1},"source":{"v":"a","n":1.5e3,"i":12345678901},"op":"c"}`,
+		`{"after":{"id":1},"source":{"v":"a","n":1e99999999999},"op":"c"}`,
+		`{"after":{"id":1},"source":{"v":"a","zz":[1,{"q":null}]},"op":"c"}`,
+		`{"after":{"id":1},"source":null,"op":"c"}`,
+		`{"after":{"id":1},"op":"c"}`,
+		`{"after":{"id":1},"source":{"v":"a"},"source":{"v":"b"},"op":"c"}`,
+		`{"after":{"id":1},"source":{"v":"a"},"op":"c","ts":"1"}`,
+		`{"after":null,"source":{"v":"\u00e9\ud800"},"op":"d","ts":null}`,
+		`{"after":{"id":1},"source":{"v":"a","b":null},"op":"c"}`,
+		`{"after":{"id":1},"source":{"v":"a"},"op":"c"`,
+	} {
+		f.Add([]byte(`{"schema":` + schema + `,"payload":` + payload + `}`))
+	}
+	conv := new(JSONConverter)
+	if err := conv.Configure(map[string]string{"decimal.format": "NUMERIC"}, false); err != nil {
+		f.Fatal(err)
+	}
+	keepNulls := new(JSONConverter)
+	if err := keepNulls.Configure(map[string]string{"replace.null.with.default": "false"}, false); err != nil {
+		f.Fatal(err)
+	}
+	needs := valuefields.New(readsNamed{"after", "op", "a"})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, c := range []*JSONConverter{conv, keepNulls} {
+			ws, wv, werr := c.ToConnectData("topic", data)
+			gs, gv, gerr := c.ToConnectDataFields("topic", data, needs)
+			if (gerr == nil) != (werr == nil) || gerr != nil && gerr.Error() != werr.Error() {
+				t.Fatalf("%q: error %v reading some fields, %v reading all", data, gerr, werr)
+			}
+			if werr != nil {
+				continue
+			}
+			if gs != ws {
+				t.Fatalf("%q: schema %v reading some fields, %v reading all", data, gs, ws)
+			}
+			same := func(what string, s *connect.Schema, g, w any) {
+				gb, gerr := c.FromConnectData("topic", s, g)
+				wb, werr := c.FromConnectData("topic", s, w)
+				if (gerr == nil) != (werr == nil) || !bytes.Equal(gb, wb) {
+					t.Fatalf("%q: %s encodes as %s (%v) reading some fields, %s (%v) reading all", data, what, gb, gerr, wb, werr)
+				}
+			}
+			want := needs.Of(ws)
+			if want == nil {
+				same("the value", ws, gv, wv)
+				continue
+			}
+			gst, wst := gv.(*connect.Struct), wv.(*connect.Struct)
+			for i, fd := range ws.Fields {
+				// A field not read is null, or built as usual where
+				// the check could not tell.
+				if g, w := gst.At(i), wst.At(i); want[i] || g != nil {
+					same("field "+fd.Name, fd.Schema, g, w)
+				}
 			}
 		}
 	})

@@ -31,6 +31,9 @@ const (
 	// (structPayload reads a nested struct, an INT64 and a FLOAT64 in
 	// place): an object or a number.
 	nodeValue
+	// nodeSkipped is a member structPayload checked but did not read, as
+	// its caller does not want it (valuefields): its field stays null.
+	nodeSkipped
 )
 
 // String returns Jackson's JsonNodeType name, which Kafka's error messages
@@ -67,6 +70,8 @@ type node struct {
 	fields []objField
 	// val is a nodeValue's value.
 	val connect.Value
+	// set marks a struct member structPayload read, or checked.
+	set bool
 }
 
 type objField struct {

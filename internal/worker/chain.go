@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/internal/valuefields"
 )
 
 // A chain is a connector's single message transforms, in the order of its
@@ -168,6 +169,22 @@ func (c *chain) apply(r *connect.Record) (out *connect.Record, err error) {
 		r = next
 	}
 	return r, nil
+}
+
+// valueNeeds is what a sink's value converter, conv, need build of a
+// value for this chain: only the top-level fields that the first stage
+// reads, when it always applies (no predicate: one that says no would
+// pass the whole value on) and says which it reads. Nil when conv builds
+// every field.
+func (c *chain) valueNeeds(conv connect.Converter) *valuefields.Needs {
+	if c == nil || len(c.stages) == 0 || c.stages[0].pred != nil {
+		return nil
+	}
+	r, ok := c.stages[0].t.(valuefields.Reader)
+	if _, converts := conv.(valuefields.Converter); !ok || !converts {
+		return nil
+	}
+	return valuefields.New(r)
 }
 
 // close closes the stages' transforms and predicates that are io.Closers.

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/converters"
+	"github.com/connectd/connectd/transforms/debezium"
 )
 
 type appendTopic string
@@ -93,5 +95,38 @@ func TestNewChainErrors(t *testing.T) {
 		"predicates": "p", "predicates.p.type": "test.TopicIs"})
 	if err != nil || len(ch.stages) != 1 || ch.stages[0].pred == nil || !ch.stages[0].negate {
 		t.Fatalf("chain %+v, %v", ch, err)
+	}
+}
+
+// The value converter builds only the fields of the chain's first
+// transform reads when that transform says which, always applies, and
+// the converter can: not behind a predicate, which would pass the whole
+// value on when it says no.
+func TestChainValueNeeds(t *testing.T) {
+	unwrap := debezium.NewExtractNewRecordState()
+	if err := unwrap.Configure(map[string]string{}); err != nil {
+		t.Fatal(err)
+	}
+	json := new(converters.JSONConverter)
+	if err := json.Configure(map[string]string{}, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		stages []stage
+		conv   connect.Converter
+		want   bool
+	}{
+		{"first transform reads some fields", []stage{{t: unwrap}, {t: appendTopic("-a")}}, json, true},
+		{"behind a predicate", []stage{{t: unwrap, pred: topicIs("t")}}, json, false},
+		{"not first", []stage{{t: appendTopic("-a")}, {t: unwrap}}, json, false},
+		{"a converter that builds every field", []stage{{t: unwrap}}, new(converters.StringConverter), false},
+	} {
+		if got := (&chain{stages: c.stages}).valueNeeds(c.conv) != nil; got != c.want {
+			t.Errorf("%s: needs %v, want %v", c.name, got, c.want)
+		}
+	}
+	if (*chain)(nil).valueNeeds(json) != nil {
+		t.Error("no chain: needs")
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/internal/valuefields"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -47,8 +48,12 @@ type sinkTask struct {
 
 	finished bool // the plugin's task was stopped: rebalance callbacks must not call it
 
-	reporter   connect.ErrantRecordReporter // nil without a dead letter queue or error log
-	chain      *chain                       // nil without transforms
+	reporter connect.ErrantRecordReporter // nil without a dead letter queue or error log
+	chain    *chain                       // nil without transforms
+	// valueNeeds: the value converter builds only the top-level fields
+	// the chain's first transform reads (valuefields); nil when it
+	// builds the whole value.
+	valueNeeds *valuefields.Needs
 	errs       *errorHandler
 	dlq        *deadLetterQueue // nil without errors.deadletterqueue.topic.name
 	connConfig map[string]string
@@ -127,6 +132,7 @@ func (w *Worker) newSinkTask(t *Task, task connect.SinkTask, connConfig, taskCon
 		return nil, err
 	}
 	st.errs.dlq = dlq
+	st.valueNeeds = ch.valueNeeds(vc)
 	// Kafka's enableErrantRecordReporter.
 	if dlq != nil || st.errs.logErrors {
 		st.reporter = &errantReporter{s: st}
@@ -655,7 +661,13 @@ func (s *sinkTask) toConnect(r *kgo.Record) (connect.SinkRecord, error) {
 	if err != nil {
 		return connect.SinkRecord{}, &recordError{stage: stageKeyConverter, class: s.keyClass, err: fmt.Errorf("converting the key of %s[%d]@%d: %w", r.Topic, r.Partition, r.Offset, err)}
 	}
-	vs, v, err := s.valueConv.ToConnectData(r.Topic, r.Value)
+	var vs *connect.Schema
+	var v any
+	if s.valueNeeds != nil {
+		vs, v, err = s.valueConv.(valuefields.Converter).ToConnectDataFields(r.Topic, r.Value, s.valueNeeds)
+	} else {
+		vs, v, err = s.valueConv.ToConnectData(r.Topic, r.Value)
+	}
 	if err != nil {
 		return connect.SinkRecord{}, &recordError{stage: stageValueConverter, class: s.valueClass, err: fmt.Errorf("converting the value of %s[%d]@%d: %w", r.Topic, r.Partition, r.Offset, err)}
 	}

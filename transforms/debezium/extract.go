@@ -219,6 +219,25 @@ func isEnvelope(r *connect.Record) bool {
 	return r.ValueSchema != nil && strings.HasSuffix(r.ValueSchema.Name, ".Envelope")
 }
 
+// ValueFieldsRead names the envelope fields Apply reads of a change
+// event (valuefields.Reader): the row (after, before), op, and what
+// add.fields and add.headers name. Of any other value it may pass on
+// every field.
+func (t *ExtractNewRecordState) ValueFieldsRead(schema *connect.Schema) ([]string, bool) {
+	if schema == nil || !strings.HasSuffix(schema.Name, ".Envelope") {
+		return nil, true
+	}
+	fields := []string{"after", "before", "op"}
+	for _, refs := range [][]fieldRef{t.fields, t.headers} {
+		for _, r := range refs {
+			// A reference to block.field falls back to the envelope's
+			// own field of that name (fieldRef.valueIn).
+			fields = append(fields, r.block, r.field)
+		}
+	}
+	return fields, false
+}
+
 // Apply flattens one record.
 func (t *ExtractNewRecordState) Apply(r *connect.Record) (*connect.Record, error) {
 	tombstone := r.Value == nil
