@@ -250,31 +250,11 @@ func (c *JSONConverter) structPayload(s *connect.Schema, p *parser, want []bool)
 		p.pos++
 	} else {
 		for i := 0; ; i++ {
-			p.skipSpace()
-			if p.pos == len(data) || data[p.pos] != '"' {
+			f, ok := p.member(s, i)
+			if !ok {
 				return nil, false
 			}
-			// Members usually come in the schema's order, their names
-			// written as they are: compared in place, they need no
-			// scanning.
-			f := -1
 			var err error
-			if i < len(s.Fields) && plainName(data, p.pos, s.Fields[i].Name) {
-				f = i
-				p.pos += len(s.Fields[i].Name) + 2
-			} else {
-				name, err := p.strBytes()
-				if err != nil {
-					return nil, false
-				}
-				f = slices.IndexFunc(s.Fields, func(f connect.Field) bool { return f.Name == string(name) })
-			}
-			p.skipSpace()
-			if p.pos == len(data) || data[p.pos] != ':' {
-				return nil, false
-			}
-			p.pos++
-			p.skipSpace()
 			var fs *connect.Schema
 			if f >= 0 {
 				fs = s.Fields[f].Schema
@@ -410,6 +390,36 @@ func (c *JSONConverter) checkValue(s *connect.Schema, p *parser) bool {
 	return false
 }
 
+// member reads the name of an object's i-th member and the ':' after it,
+// and returns the index of its field in s, -1 for none; false on invalid
+// JSON. Members usually come in the schema's order, their names written
+// as they are: compared in place, they need no scanning.
+func (p *parser) member(s *connect.Schema, i int) (int, bool) {
+	p.skipSpace()
+	data := p.data
+	if p.pos == len(data) || data[p.pos] != '"' {
+		return -1, false
+	}
+	f := -1
+	if i < len(s.Fields) && plainName(data, p.pos, s.Fields[i].Name) {
+		f = i
+		p.pos += len(s.Fields[i].Name) + 2
+	} else {
+		name, err := p.strBytes()
+		if err != nil {
+			return -1, false
+		}
+		f = slices.IndexFunc(s.Fields, func(f connect.Field) bool { return f.Name == string(name) })
+	}
+	p.skipSpace()
+	if p.pos == len(data) || data[p.pos] != ':' {
+		return -1, false
+	}
+	p.pos++
+	p.skipSpace()
+	return f, true
+}
+
 // checkStruct is checkValue for the JSON object at p.pos and a STRUCT
 // schema of at most 64 fields.
 func (c *JSONConverter) checkStruct(s *connect.Schema, p *parser) bool {
@@ -424,27 +434,10 @@ func (c *JSONConverter) checkStruct(s *connect.Schema, p *parser) bool {
 		p.pos++
 	} else {
 		for i := 0; ; i++ {
-			p.skipSpace()
-			if p.pos == len(data) || data[p.pos] != '"' {
+			f, ok := p.member(s, i)
+			if !ok {
 				return false
 			}
-			f := -1
-			if i < len(s.Fields) && plainName(data, p.pos, s.Fields[i].Name) {
-				f = i
-				p.pos += len(s.Fields[i].Name) + 2
-			} else {
-				name, err := p.strBytes()
-				if err != nil {
-					return false
-				}
-				f = slices.IndexFunc(s.Fields, func(f connect.Field) bool { return f.Name == string(name) })
-			}
-			p.skipSpace()
-			if p.pos == len(data) || data[p.pos] != ':' {
-				return false
-			}
-			p.pos++
-			p.skipSpace()
 			if f < 0 {
 				if _, err := p.skipValue(); err != nil {
 					return false
