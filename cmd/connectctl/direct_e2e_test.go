@@ -70,7 +70,7 @@ func TestDirectMode(t *testing.T) {
 	mustContain(t, "direct history", r.stdout, "set")
 	// The history is per place: the worker's URL has none.
 	r = c.ok("offsets", "history", "src")
-	mustContain(t, "REST history", r.stdout, "no offsets saved for this connector on this cluster")
+	mustContain(t, "REST history", r.stdout, "no offsets saved for connector ")
 	r = c.ok(append([]string{"offsets", "undo", "src"}, direct...)...)
 	mustContain(t, "direct undo", r.stdout, "nothing to change") // back to 90, where it is
 	r = c.ok(append([]string{"offsets", "reset", "src"}, direct...)...)

@@ -15,26 +15,60 @@ import (
 )
 
 // The offsets history keeps, for every change connectctl makes to a
-// connector's offsets, the offsets the connector had before, one JSON file
-// per change:
+// connector's or a consumer group's offsets, the offsets it had before,
+// one JSON file per change:
 //
 //	$XDG_STATE_HOME/connectctl/history/<connector>/<time>-<operation>.json
+//	$XDG_STATE_HOME/connectctl/history/groups/<group>/<time>-<operation>.json
 //
-// (~/.local/state/... without $XDG_STATE_HOME). `offsets undo` restores
-// the newest entry of the same cluster and renames it to *.json.undone, so
-// that undoing again goes one change further back. Nothing is ever
-// deleted.
+// (~/.local/state/... without $XDG_STATE_HOME). `offsets undo` and
+// `groups undo` restore the newest entry of the same cluster and rename it
+// to *.json.undone, so that undoing again goes one change further back.
+// Nothing is ever deleted.
 
-// historyEntry is one saved state.
+// historyEntry is one saved state: of a connector (Connector, Offsets) or
+// of a consumer group (Group, GroupOffsets).
 type historyEntry struct {
-	Connector string                   `json:"connector"`
-	Cluster   string                   `json:"cluster"`
-	Operation string                   `json:"operation"`
-	Time      time.Time                `json:"time"`
-	Offsets   []client.ConnectorOffset `json:"offsets"`
+	Connector    string                   `json:"connector,omitempty"`
+	Group        string                   `json:"group,omitempty"`
+	Cluster      string                   `json:"cluster"`
+	Operation    string                   `json:"operation"`
+	Time         time.Time                `json:"time"`
+	Offsets      []client.ConnectorOffset `json:"offsets,omitempty"`
+	GroupOffsets []groupOffset            `json:"group_offsets,omitempty"`
 
 	path   string
 	undone bool
+}
+
+// subject is whose offsets an entry holds: a connector, or a consumer
+// group.
+type subject struct {
+	group bool
+	name  string
+}
+
+func (s subject) String() string {
+	if s.group {
+		return "consumer group " + s.name
+	}
+	return "connector " + s.name
+}
+
+func (e *historyEntry) subject() subject {
+	if e.Group != "" {
+		return subject{group: true, name: e.Group}
+	}
+	return subject{name: e.Connector}
+}
+
+// dir is where s's entries live: a group's under groups/, where no
+// connector's entry is a directory.
+func (s subject) dir(base string) string {
+	if s.group {
+		return filepath.Join(base, "groups", fileName(s.name))
+	}
+	return filepath.Join(base, fileName(s.name))
 }
 
 const undoneSuffix = ".undone"
@@ -67,22 +101,26 @@ func fileName(name string) string {
 	return b.String()
 }
 
-// saveHistory records a connector's offsets before a change and returns
-// the file written.
-func (a *app) saveHistory(cluster, connector, op string, offsets []client.ConnectorOffset) (string, error) {
+// saveHistory records offsets before a change (e without its Time) and
+// returns the file written.
+func (a *app) saveHistory(e historyEntry) (string, error) {
 	dir, err := a.historyDir()
 	if err != nil {
 		return "", err
 	}
-	dir = filepath.Join(dir, fileName(connector))
+	dir = e.subject().dir(dir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("offsets history: %w", err)
 	}
-	if offsets == nil {
-		offsets = []client.ConnectorOffset{}
+	if e.Group == "" && e.Offsets == nil {
+		e.Offsets = []client.ConnectorOffset{}
+	}
+	if e.Group != "" && e.GroupOffsets == nil {
+		e.GroupOffsets = []groupOffset{}
 	}
 	now := a.now().UTC()
-	e := historyEntry{Connector: connector, Cluster: cluster, Operation: op, Time: now, Offsets: offsets}
+	e.Time = now
+	op := e.Operation
 	data, err := json.MarshalIndent(e, "", "  ")
 	if err != nil {
 		return "", err
@@ -100,14 +138,14 @@ func (a *app) saveHistory(cluster, connector, op string, offsets []client.Connec
 	return path, nil
 }
 
-// history lists a connector's saved states on a cluster, newest first,
-// undone ones included.
-func (a *app) history(cluster, connector string) ([]historyEntry, error) {
+// history lists the saved states of s on a cluster, newest first, undone
+// ones included.
+func (a *app) history(cluster string, s subject) ([]historyEntry, error) {
 	dir, err := a.historyDir()
 	if err != nil {
 		return nil, err
 	}
-	dir = filepath.Join(dir, fileName(connector))
+	dir = s.dir(dir)
 	files, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -130,7 +168,7 @@ func (a *app) history(cluster, connector string) ([]historyEntry, error) {
 		if err := json.Unmarshal(data, &e); err != nil {
 			return nil, fmt.Errorf("offsets history %s: %w", path, err)
 		}
-		if e.Connector != connector || e.Cluster != cluster {
+		if e.subject() != s || e.Cluster != cluster {
 			continue
 		}
 		e.path, e.undone = path, strings.HasSuffix(n, undoneSuffix)
@@ -146,8 +184,8 @@ func (a *app) history(cluster, connector string) ([]historyEntry, error) {
 }
 
 // lastUndoable is the newest entry not undone yet.
-func (a *app) lastUndoable(cluster, connector string) (*historyEntry, error) {
-	all, err := a.history(cluster, connector)
+func (a *app) lastUndoable(cluster string, s subject) (*historyEntry, error) {
+	all, err := a.history(cluster, s)
 	if err != nil {
 		return nil, err
 	}
@@ -156,8 +194,12 @@ func (a *app) lastUndoable(cluster, connector string) (*historyEntry, error) {
 			return &all[i], nil
 		}
 	}
-	return nil, withHint(fmt.Errorf("no offsets of connector %s on %s to go back to", connector, cluster),
-		"connectctl keeps the offsets it replaced; see them with: connectctl offsets history "+connector)
+	cmd := "connectctl offsets history "
+	if s.group {
+		cmd = "connectctl groups history "
+	}
+	return nil, withHint(fmt.Errorf("no offsets of %s on %s to go back to", s, cluster),
+		"connectctl keeps the offsets it replaced; see them with: "+cmd+s.name)
 }
 
 func markUndone(e *historyEntry) error {
@@ -165,7 +207,7 @@ func markUndone(e *historyEntry) error {
 }
 
 // historyTable lists the entries: TIME OPERATION PARTITIONS UNDONE.
-func (a *app) historyTable(entries []historyEntry) error {
+func (a *app) historyTable(s subject, entries []historyEntry) error {
 	if a.structured() {
 		if entries == nil {
 			entries = []historyEntry{}
@@ -182,7 +224,7 @@ func (a *app) historyTable(entries []historyEntry) error {
 		return a.writeStructured(list)
 	}
 	if len(entries) == 0 {
-		_, err := fmt.Fprintln(a.stdout, "no offsets saved for this connector on this cluster")
+		_, err := fmt.Fprintf(a.stdout, "no offsets saved for %s on this cluster\n", s)
 		return err
 	}
 	rows := make([][]string, 0, len(entries))
@@ -191,7 +233,8 @@ func (a *app) historyTable(entries []historyEntry) error {
 		if e.undone {
 			status = "undone"
 		}
-		rows = append(rows, []string{e.Time.Local().Format("2006-01-02 15:04:05"), e.Operation, fmt.Sprint(len(e.Offsets)), status, e.path})
+		n := len(e.Offsets) + len(e.GroupOffsets)
+		rows = append(rows, []string{e.Time.Local().Format("2006-01-02 15:04:05"), e.Operation, fmt.Sprint(n), status, e.path})
 	}
 	return table(a.stdout, a.out(), []string{"SAVED", "BEFORE", "PARTITIONS", "STATUS", "FILE"}, rows, nil)
 }

@@ -199,7 +199,7 @@ else the current context of the config file, else http://localhost:8083.`,
 	for _, verb := range []string{"pause", "resume", "stop", "delete"} {
 		add("conn", a.lifecycleCmd(verb))
 	}
-	add("offsets", a.offsetsCmd())
+	add("offsets", a.offsetsCmd(), a.groupsCmd())
 	add("worker", a.pluginsCmd(), a.loggersCmd())
 	add("setup", a.configCmd())
 	root.SetHelpCommandGroupID("setup")

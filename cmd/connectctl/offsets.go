@@ -32,6 +32,12 @@ func (f *changeFlags) add(cmd *cobra.Command) {
 	cmd.Flags().DurationVar(&f.wait, "wait", 60*time.Second, "how long to wait for the connector to stop and for the change to be accepted")
 }
 
+// addConn adds the flags that say how to reach Kafka.
+func (f *kafkaFlags) addConn(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.bootstrap, "bootstrap-server", "", "Kafka bootstrap servers, host:port[,host:port] (default: the context's)")
+	cmd.Flags().StringVar(&f.kafkaConfig, "kafka-config", "", "properties file of Kafka client security settings (security.protocol, ssl.*, sasl.*)")
+}
+
 // kafkaFlags are the flags of the commands that talk to Kafka itself.
 type kafkaFlags struct {
 	bootstrap    string
@@ -45,8 +51,7 @@ type kafkaFlags struct {
 // add adds the flags; changes adds those of the commands that change
 // offsets.
 func (f *kafkaFlags) add(cmd *cobra.Command, changes bool) {
-	cmd.Flags().StringVar(&f.bootstrap, "bootstrap-server", "", "Kafka bootstrap servers, host:port[,host:port] (default: the context's)")
-	cmd.Flags().StringVar(&f.kafkaConfig, "kafka-config", "", "properties file of Kafka client security settings (security.protocol, ssl.*, sasl.*)")
+	f.addConn(cmd)
 	cmd.Flags().BoolVar(&f.direct, "direct", false, "read the workers' offsets topic in Kafka instead of asking a worker (source connectors)")
 	cmd.Flags().StringVar(&f.offsetsTopic, "offsets-topic", "", "the workers' offsets topic, with --direct (default: the context's, else connect-offsets)")
 	if changes {
@@ -218,7 +223,7 @@ history. Undoing again goes one more change back.`,
 			if err != nil {
 				return err
 			}
-			e, err := a.lastUndoable(b.cluster, args[0])
+			e, err := a.lastUndoable(b.cluster, subject{name: args[0]})
 			if err != nil {
 				return err
 			}
@@ -253,27 +258,31 @@ func (a *app) offsetsHistoryCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			entries, err := a.history(cluster, args[0])
+			entries, err := a.history(cluster, subject{name: args[0]})
 			if err != nil {
 				return err
 			}
-			return a.historyTable(entries)
+			return a.historyTable(subject{name: args[0]}, entries)
 		},
 	}
 	kf.add(cmd, false)
 	return cmd
 }
 
+// readInput reads a file named on the command line, "-" being stdin (which
+// then can hold no answer to a question).
+func (a *app) readInput(path string) ([]byte, error) {
+	if path == "-" {
+		a.stdinUsed = true
+		return io.ReadAll(a.stdin)
+	}
+	return os.ReadFile(path)
+}
+
 // readOffsetsFile reads a PATCH /connectors/{c}/offsets body from path
 // ("-" is stdin).
 func (a *app) readOffsetsFile(path string) ([]client.ConnectorOffset, error) {
-	var data []byte
-	var err error
-	if path == "-" {
-		data, err = io.ReadAll(a.stdin)
-	} else {
-		data, err = os.ReadFile(path)
-	}
+	data, err := a.readInput(path)
 	if err != nil {
 		return nil, err
 	}
@@ -600,7 +609,7 @@ func (a *app) change(ctx context.Context, b *backend, p plan, cf *changeFlags) (
 	}
 	if len(changed) > 0 {
 		if !p.noHistory {
-			path, err := a.saveHistory(b.cluster, p.name, p.op, before)
+			path, err := a.saveHistory(historyEntry{Connector: p.name, Cluster: b.cluster, Operation: p.op, Offsets: before})
 			if err != nil {
 				return nil, err
 			}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"strings"
@@ -159,14 +158,7 @@ usual safe change.
 
 // readExport reads an export file ("-" is stdin).
 func (a *app) readExport(path string) (*exportDoc, error) {
-	var data []byte
-	var err error
-	if path == "-" {
-		a.stdinUsed = true
-		data, err = io.ReadAll(a.stdin)
-	} else {
-		data, err = os.ReadFile(path)
-	}
+	data, err := a.readInput(path)
 	if err != nil {
 		return nil, err
 	}
