@@ -202,7 +202,6 @@ var lifecycleShort = map[string]string{
 	"pause":  "Pause a connector and its tasks",
 	"resume": "Resume a paused or stopped connector",
 	"stop":   "Stop a connector and shut down its tasks (needed before changing offsets)",
-	"delete": "Delete a connector (its offsets are kept)",
 }
 
 func (a *app) lifecycleCmd(verb string) *cobra.Command {
@@ -217,9 +216,9 @@ func (a *app) lifecycleCmd(verb string) *cobra.Command {
 	}
 }
 
-var pastTense = map[string]string{"pause": "paused", "resume": "resumed", "stop": "stopped", "delete": "deleted"}
+var pastTense = map[string]string{"pause": "paused", "resume": "resumed", "stop": "stopped"}
 
-// lifecycle pauses, resumes, stops or deletes a connector.
+// lifecycle pauses, resumes or stops a connector.
 func (a *app) lifecycle(ctx context.Context, verb, name string) error {
 	c, err := a.client()
 	if err != nil {
@@ -232,8 +231,6 @@ func (a *app) lifecycle(ctx context.Context, verb, name string) error {
 		err = c.Resume(ctx, name)
 	case "stop":
 		err = c.Stop(ctx, name)
-	case "delete":
-		err = c.Delete(ctx, name)
 	default:
 		err = fmt.Errorf("unknown action %q", verb)
 	}
@@ -577,11 +574,11 @@ func (a *app) patchCmd() *cobra.Command {
 func (a *app) connectorsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "connectors",
-		Short: "List connectors, or copy them with their offsets to another cluster",
+		Short: "List, copy (with their offsets) or delete (with --reset-offsets, theirs too) connectors",
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(a.copyCmd(), &cobra.Command{
+	cmd.AddCommand(a.copyCmd(), a.deleteCmd(), &cobra.Command{
 		Use:   "list",
 		Short: "List connectors with their state, tasks and type (as get connectors)",
 		Args:  cobra.NoArgs,

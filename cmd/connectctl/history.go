@@ -36,6 +36,10 @@ type historyEntry struct {
 	Time         time.Time                `json:"time"`
 	Offsets      []client.ConnectorOffset `json:"offsets,omitempty"`
 	GroupOffsets []groupOffset            `json:"group_offsets,omitempty"`
+	// Config and State are a deleted connector's (delete --reset-offsets),
+	// for undo to create it again.
+	Config map[string]string `json:"config,omitempty"`
+	State  string            `json:"state,omitempty"`
 
 	path   string
 	undone bool

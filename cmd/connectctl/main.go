@@ -196,9 +196,10 @@ else the current context of the config file, else http://localhost:8083.`,
 		}
 	}
 	add("conn", a.getCmd(), a.describeCmd(), a.applyCmd(), a.patchCmd(), a.restartCmd(), a.topicsCmd(), a.connectorsCmd())
-	for _, verb := range []string{"pause", "resume", "stop", "delete"} {
+	for _, verb := range []string{"pause", "resume", "stop"} {
 		add("conn", a.lifecycleCmd(verb))
 	}
+	add("conn", a.deleteCmd())
 	add("offsets", a.offsetsCmd(), a.groupsCmd())
 	add("worker", a.pluginsCmd(), a.loggersCmd())
 	add("setup", a.configCmd())

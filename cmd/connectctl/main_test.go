@@ -227,22 +227,29 @@ Tasks:
 
 func TestLifecycle(t *testing.T) {
 	w := newWorker(t, map[string]reply{
-		"PUT /connectors/file-src/pause":  {202, ""},
-		"PUT /connectors/file-src/resume": {202, ""},
-		"PUT /connectors/file-src/stop":   {204, ""},
-		"DELETE /connectors/my%20conn":    {204, ""},
-		"PUT /connectors/nope/pause":      {404, `{"error_code":404,"message":"Unknown connector nope"}`},
+		"PUT /connectors/file-src/pause":    {202, ""},
+		"PUT /connectors/file-src/resume":   {202, ""},
+		"PUT /connectors/file-src/stop":     {204, ""},
+		"DELETE /connectors/my%20conn":      {204, ""},
+		"GET /connectors/my%20conn":         {200, `{"name":"my conn","config":{"connector.class":"FileStreamSink","topics":"t"},"tasks":[],"type":"sink"}`},
+		"GET /connectors/my%20conn/offsets": {200, `{"offsets":[{"partition":{"kafka_topic":"t","kafka_partition":0},"offset":{"kafka_offset":5}}]}`},
+		"PUT /connectors/nope/pause":        {404, `{"error_code":404,"message":"Unknown connector nope"}`},
 	})
 	check(t, runCLI(t, nil, "", "--url", w.URL, "pause", "file-src"), result{0, "connector file-src paused\n", ""})
 	check(t, runCLI(t, nil, "", "--url", w.URL, "resume", "file-src"), result{0, "connector file-src resumed\n", ""})
 	check(t, runCLI(t, nil, "", "--url", w.URL, "stop", "file-src"), result{0, "connector file-src stopped\n", ""})
-	check(t, runCLI(t, nil, "", "--url", w.URL, "delete", "my conn"), result{0, "connector my conn deleted\n", ""})
+	// A plain delete says that the offsets stay, and how to remove them.
+	check(t, runCLI(t, nil, "", "--url", w.URL, "delete", "my conn"), result{0, "connector my conn deleted\n",
+		"warning: the offsets of my conn stay (1 partition): a connector created again as my conn resumes from them\n" +
+			"hint: remove them with: connectctl groups delete connect-my conn; next time, connectctl delete my conn --reset-offsets deletes both\n"})
 	check(t, runCLI(t, nil, "", "--url", w.URL, "pause", "nope"), result{1, "",
 		"Error: Unknown connector nope\nhint: list the connectors with: connectctl get connectors\n"})
 	checkRequests(t, w,
 		request{"PUT", "/connectors/file-src/pause", ""},
 		request{"PUT", "/connectors/file-src/resume", ""},
 		request{"PUT", "/connectors/file-src/stop", ""},
+		request{"GET", "/connectors/my%20conn", ""},
+		request{"GET", "/connectors/my%20conn/offsets", ""},
 		request{"DELETE", "/connectors/my%20conn", ""},
 		request{"PUT", "/connectors/nope/pause", ""},
 	)

@@ -219,26 +219,60 @@ history. Undoing again goes one more change back.`,
 		Args:              a.nameArg,
 		ValidArgsFunction: a.completeConnectors,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := a.backendFor(cmd.Context(), args[0], &kf)
+			ctx, name := cmd.Context(), args[0]
+			cluster, err := a.clusterID(&kf)
 			if err != nil {
 				return err
 			}
-			e, err := a.lastUndoable(b.cluster, subject{name: args[0]})
+			e, err := a.lastUndoable(cluster, subject{name: name})
 			if err != nil {
 				return err
 			}
 			if !a.structured() {
 				fmt.Fprintf(a.stdout, "going back to the offsets of %s, before %s\n", e.Time.Local().Format("2006-01-02 15:04:05"), e.Operation)
 			}
-			res, err := a.change(cmd.Context(), b, plan{name: args[0], op: "undo", noHistory: true,
+			// A connector deleted with --reset-offsets is created again
+			// first, STOPPED, then given its offsets and its state.
+			var recreated *client.Client
+			if e.Operation == "delete" && !kf.direct {
+				c, err := a.client()
+				if err != nil {
+					return err
+				}
+				if _, err := c.Connector(ctx, name); client.IsNotFound(err) {
+					if cf.dryRun {
+						fmt.Fprintf(a.stdout, "connector %s would be created again with its saved config, given its %d saved offset%s and left %s\ndry run: nothing changed\n",
+							name, len(e.Offsets), plural(len(e.Offsets)), afterwardsText(e.State, &cf))
+						return nil
+					}
+					if err := a.recreate(ctx, c, e); err != nil {
+						return err
+					}
+					recreated = c
+				}
+			}
+			b, err := a.backendFor(ctx, name, &kf)
+			if err != nil {
+				return err
+			}
+			res, err := a.change(ctx, b, plan{name: name, op: "undo", noHistory: true,
 				target: func([]client.ConnectorOffset) ([]client.ConnectorOffset, error) { return e.Offsets, nil }}, &cf)
 			if err != nil {
 				return err
 			}
-			if !res.DryRun {
-				return markUndone(e)
+			if res.DryRun {
+				return nil
 			}
-			return nil
+			if recreated != nil {
+				_, msg, err := restoreState(ctx, recreated, name, e.State, cf.resume)
+				if err != nil {
+					return err
+				}
+				if msg != "" && !a.structured() {
+					fmt.Fprintln(a.stdout, msg)
+				}
+			}
+			return markUndone(e)
 		},
 	}
 	cf.add(cmd)
