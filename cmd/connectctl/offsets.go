@@ -161,6 +161,9 @@ func (a *app) offsetsSetCmd() *cobra.Command {
   source connectors:
   --partition JSON --offset JSON the connector's own partition and offset maps, e.g.
                                  --partition '{"filename":"/data/in.txt"}' --offset '{"position":0}'
+  --to-datetime TIME             every partition back to the last offset committed at or
+                                 before TIME, read from the offsets topic (needs
+                                 --bootstrap-server; see offsets history --from-topic)
 
 With --direct, the offsets topic in Kafka is changed instead, without any
 worker (source connectors): connectctl refuses while the connector runs
@@ -176,7 +179,7 @@ worker (source connectors): connectctl refuses while the connector runs
 	f.StringVar(&sf.topic, "topic", "", "sink connectors: the topic")
 	f.StringVar(&sf.partition, "partition", "", "sink connectors: a partition number or all; source connectors: the partition as a JSON object")
 	f.StringVar(&sf.offset, "offset", "", "sink connectors: an offset, earliest, latest or null; source connectors: the offset as a JSON object, or null")
-	f.StringVar(&sf.toDatetime, "to-datetime", "", "sink connectors: move to the first record at or after this time")
+	f.StringVar(&sf.toDatetime, "to-datetime", "", "sink connectors: to the first record at or after this time; source connectors: to the offsets committed at or before it")
 	cf.add(cmd)
 	kf.add(cmd, true)
 	return cmd
@@ -282,12 +285,25 @@ history. Undoing again goes one more change back.`,
 
 func (a *app) offsetsHistoryCmd() *cobra.Command {
 	var kf kafkaFlags
+	var fromTopic bool
+	var limit int
 	cmd := &cobra.Command{
-		Use:               "history NAME",
-		Short:             "List the offsets connectctl replaced for a connector on this cluster, newest first",
+		Use:   "history NAME [--from-topic]",
+		Short: "List the offsets connectctl replaced for a connector, or with --from-topic every offset it committed",
+		Long: `List the offsets connectctl replaced for a connector on this cluster, newest
+first (the local history that undo uses).
+
+With --from-topic, list instead the source offsets the connector committed
+over time, per source partition, as the offsets topic still holds them
+(each record keeps the time it was written, until compaction keeps only the
+latest of each partition). "connectctl offsets set NAME --to-datetime T"
+goes back to them.`,
 		Args:              a.nameArg,
 		ValidArgsFunction: a.completeConnectors,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if fromTopic {
+				return a.committedHistory(cmd.Context(), args[0], &kf, limit)
+			}
 			cluster, err := a.clusterID(&kf)
 			if err != nil {
 				return err
@@ -300,6 +316,8 @@ func (a *app) offsetsHistoryCmd() *cobra.Command {
 		},
 	}
 	kf.add(cmd, false)
+	cmd.Flags().BoolVar(&fromTopic, "from-topic", false, "list the source offsets committed over time, from the offsets topic")
+	cmd.Flags().IntVar(&limit, "limit", 20, "with --from-topic, the newest commits shown per source partition (0: all)")
 	return cmd
 }
 
@@ -454,7 +472,7 @@ func (a *app) offsetsSet(cmd *cobra.Command, name string, sf *setFlags, cf *chan
 	}
 	sink := b.typ == client.TypeSink
 	switch {
-	case b.direct && (sf.toDatetime != "" || flags.Changed("topic")):
+	case b.direct && flags.Changed("topic"):
 		return withHint(errors.New("direct mode changes source connectors' offsets in the offsets topic; a sink's offsets are its consumer group's"),
 			"drop --direct to go through a worker")
 	case sf.file != "":
@@ -463,12 +481,15 @@ func (a *app) offsetsSet(cmd *cobra.Command, name string, sf *setFlags, cf *chan
 				changes[i] = sinkForm(changes[i])
 			}
 		}
-	case sf.toDatetime != "":
-		if !sink {
-			return withHint(fmt.Errorf("--to-datetime is for sink connectors; %s is a %s connector", name, b.typ),
-				"set a source connector's offsets with --partition JSON --offset JSON")
-		}
+	case sf.toDatetime != "" && sink:
 		if changes, err = a.resolveDatetime(ctx, b, name, sf, kf); err != nil {
+			return err
+		}
+	case sf.toDatetime != "":
+		if flags.Changed("topic") || flags.Changed("partition") {
+			return errors.New("a source connector goes back in time on all its partitions: --to-datetime takes no --topic or --partition")
+		}
+		if changes, err = a.sourceAtDatetime(ctx, b, name, sf.toDatetime, kf); err != nil {
 			return err
 		}
 	case sink:

@@ -230,3 +230,7 @@ func storageFailure(args []any) bool {
 	}
 	return false
 }
+
+// Compact runs log compaction now on every compacted topic, as the broker
+// does by itself every log.cleaner.backoff.ms (an hour by default).
+func (b *Broker) Compact() { b.cluster.Compact() }
