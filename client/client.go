@@ -484,6 +484,18 @@ func (c *Client) Offsets(ctx context.Context, name string) ([]ConnectorOffset, e
 	return out.Offsets, nil
 }
 
+// OffsetsHistory returns the commits of a source connector's offsets that
+// a standalone connectd worker recorded (GET
+// /connectors/{name}/offsets/history, connectd only). Other workers
+// answer 404: their history is their offsets topic.
+func (c *Client) OffsetsHistory(ctx context.Context, name string) (*OffsetsHistory, error) {
+	var out OffsetsHistory
+	if _, err := c.connectorDo(ctx, http.MethodGet, name, "/offsets/history", nil, nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 type message struct {
 	Message string `json:"message"`
 }

@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -365,4 +366,46 @@ type WorkerStatus struct {
 type LoggerLevel struct {
 	Level        string `json:"level"`
 	LastModified *int64 `json:"last_modified"`
+}
+
+// OffsetCommit is one commit of a source partition's offset, in
+// connectd's GET /connectors/{c}/offsets/history: when (epoch
+// milliseconds), and the partition and offset as ConnectorOffset has them
+// (a null offset removed it).
+type OffsetCommit struct {
+	Time int64
+	ConnectorOffset
+}
+
+// MarshalJSON writes {"time":..,"partition":..,"offset":..}.
+func (c OffsetCommit) MarshalJSON() ([]byte, error) {
+	b, err := c.ConnectorOffset.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	return append(fmt.Appendf(nil, `{"time":%d,`, c.Time), b[1:]...), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (c *OffsetCommit) UnmarshalJSON(b []byte) error {
+	var t struct {
+		Time *int64 `json:"time"`
+	}
+	if err := json.Unmarshal(b, &t); err != nil {
+		return err
+	}
+	if t.Time == nil {
+		return errors.New(`an offset commit without its "time"`)
+	}
+	c.Time = *t.Time
+	return c.ConnectorOffset.UnmarshalJSON(b)
+}
+
+// OffsetsHistory is the body of connectd's GET
+// /connectors/{c}/offsets/history: a standalone worker's record of a
+// source connector's commits, oldest first. Truncated says that older
+// commits were dropped (the record is bounded).
+type OffsetsHistory struct {
+	Commits   []OffsetCommit `json:"commits"`
+	Truncated bool           `json:"truncated"`
 }

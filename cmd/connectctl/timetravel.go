@@ -51,13 +51,32 @@ func (d *directStore) readHistory(ctx context.Context, name string) (*directoffs
 	return h, nil
 }
 
-// committedHistory lists the commits of a connector, per source
-// partition, oldest first, at most limit (the newest) per partition.
-func (a *app) committedHistory(ctx context.Context, name string, kf *kafkaFlags, limit int) error {
-	var config map[string]string
-	if !kf.direct && kf.offsetsTopic == "" {
-		// The connector may have an offsets topic of its own.
-		if c, err := a.client(); err == nil {
+// commits reads a connector's commits: from the worker when it keeps
+// them (a standalone connectd), else from the offsets topic. source names
+// where they came from.
+func (a *app) commits(ctx context.Context, name string, kf *kafkaFlags, config map[string]string) (h *directoffsets.History, source string, err error) {
+	if !kf.direct {
+		c, err := a.client()
+		if err != nil {
+			return nil, "", err
+		}
+		wh, err := c.OffsetsHistory(ctx, name)
+		switch {
+		case err == nil:
+			h = &directoffsets.History{Compacted: wh.Truncated}
+			for _, wc := range wh.Commits {
+				h.Commits = append(h.Commits, directoffsets.Commit{Partition: wc.Partition, Offset: wc.Offset, Time: time.UnixMilli(wc.Time)})
+			}
+			if len(h.Commits) == 0 {
+				return nil, "", fmt.Errorf("the worker recorded no offsets of connector %s", name)
+			}
+			return h, "the worker's offsets history", nil
+		case !client.IsNotFound(err):
+			return nil, "", err
+		}
+		// Any other worker's history is its offsets topic.
+		if config == nil && kf.offsetsTopic == "" {
+			// The connector may have an offsets topic of its own.
 			if info, err := c.Connector(ctx, name); err == nil {
 				config = info.Config
 			}
@@ -65,9 +84,18 @@ func (a *app) committedHistory(ctx context.Context, name string, kf *kafkaFlags,
 	}
 	d, err := a.historyStore(kf, config)
 	if err != nil {
-		return err
+		return nil, "", err
 	}
-	h, err := d.readHistory(ctx, name)
+	if h, err = d.readHistory(ctx, name); err != nil {
+		return nil, "", err
+	}
+	return h, d.cfg.Topic, nil
+}
+
+// committedHistory lists the commits of a connector, per source
+// partition, oldest first, at most limit (the newest) per partition.
+func (a *app) committedHistory(ctx context.Context, name string, kf *kafkaFlags, limit int) error {
+	h, source, err := a.commits(ctx, name, kf, nil)
 	if err != nil {
 		return err
 	}
@@ -90,11 +118,11 @@ func (a *app) committedHistory(ctx context.Context, name string, kf *kafkaFlags,
 	if a.structured() {
 		type out struct {
 			Connector string   `json:"connector"`
-			Topic     string   `json:"topic"`
+			Source    string   `json:"source"`
 			Compacted bool     `json:"compacted"`
 			Commits   []commit `json:"commits"`
 		}
-		o := out{Connector: name, Topic: d.cfg.Topic, Compacted: h.Compacted, Commits: []commit{}}
+		o := out{Connector: name, Source: source, Compacted: h.Compacted, Commits: []commit{}}
 		for _, k := range keys {
 			o.Commits = append(o.Commits, byPart[k]...)
 		}
@@ -119,7 +147,7 @@ func (a *app) committedHistory(ctx context.Context, name string, kf *kafkaFlags,
 		fmt.Fprintf(a.stdout, "(%d older commit%s not shown; --limit 0 shows all)\n", hidden, plural(hidden))
 	}
 	if h.Compacted {
-		fmt.Fprintf(a.stdout, "%s has been compacted: commits older than the first shown for a partition may be gone\n", d.cfg.Topic)
+		fmt.Fprintf(a.stdout, "%s has been compacted: commits older than the first shown for a partition may be gone\n", source)
 	}
 	return nil
 }
@@ -133,11 +161,7 @@ func (a *app) sourceAtDatetime(ctx context.Context, b *backend, name, when strin
 	if err != nil {
 		return nil, err
 	}
-	d, err := a.historyStore(kf, b.config)
-	if err != nil {
-		return nil, err
-	}
-	h, err := d.readHistory(ctx, name)
+	h, source, err := a.commits(ctx, name, kf, b.config)
 	if err != nil {
 		return nil, err
 	}
@@ -156,11 +180,11 @@ func (a *app) sourceAtDatetime(ctx context.Context, b *backend, name, when strin
 	}
 	if len(unknown) > 0 {
 		return nil, withHint(fmt.Errorf("%s has been compacted, and where connector %s was at %s is no longer known for:\n  %s",
-			d.cfg.Topic, name, at.Local().Format("2006-01-02 15:04:05.000"), strings.Join(unknown, "\n  ")),
+			source, name, at.Local().Format("2006-01-02 15:04:05.000"), strings.Join(unknown, "\n  ")),
 			"pick a time after those, or set those partitions with --partition JSON --offset JSON; see them with: connectctl offsets history "+name+" --from-topic")
 	}
 	if !a.structured() {
-		fmt.Fprintf(a.stdout, "offsets of %s as committed at or before %s (from %s)\n", name, at.Local().Format("2006-01-02 15:04:05.000"), d.cfg.Topic)
+		fmt.Fprintf(a.stdout, "offsets of %s as committed at or before %s (from %s)\n", name, at.Local().Format("2006-01-02 15:04:05.000"), source)
 	}
 	return out, nil
 }

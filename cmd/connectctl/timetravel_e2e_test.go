@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -77,4 +78,38 @@ func TestSourceTimeTravel(t *testing.T) {
 	// A sink has no source offsets there.
 	r = c.fail(append([]string{"offsets", "history", "nope", "--from-topic"}, k...)...)
 	mustContain(t, "unknown", r.stderr, "connect-offsets holds no offsets of connector nope")
+}
+
+// On a standalone worker the same commands read the history the worker
+// keeps beside its offsets file, with no Kafka address given.
+func TestSourceTimeTravelStandalone(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	w := standalone(t, dir, nil)
+	url := "http://" + w.RESTAddr
+	c := newCLI(t, url)
+	rc := restClient(t, url)
+	in := filepath.Join(dir, "in.txt")
+	part := fmt.Sprintf(`{"filename":%q}`, in)
+	writeLines(t, in, lineRange(1, 10)...)
+	c.ok("apply", "-f", writeFile(t, "src.properties", "name=src\nconnector.class=FileStreamSource\ntopic=lines\nfile="+in+"\n"))
+	topic := newConsumer(t, w.Broker.Addr(), "lines")
+	topic.until(10)
+	eventually(t, "offset 90", func() bool { return strings.Contains(offsetsJSON(t, rc, "src"), `"position":90`) })
+	between := time.Now()
+	writeLines(t, in, lineRange(11, 12)...)
+	topic.until(12)
+	eventually(t, "offset 108", func() bool { return strings.Contains(offsetsJSON(t, rc, "src"), `"position":108`) })
+
+	r := c.ok("offsets", "history", "src", "--from-topic", "-o", "json")
+	mustContain(t, "history", r.stdout, `"source": "the worker's offsets history"`, `"position": 90`, `"position": 108`)
+	r = c.ok("offsets", "set", "src", "--to-datetime", between.UTC().Format(time.RFC3339Nano), "--yes")
+	mustContain(t, "to-datetime", r.stdout, "(from the worker's offsets history)", "+ "+part+` {"position":90}`, "connector src resumed")
+	if got := topic.until(14); !slices.Equal(got[12:], lineRange(11, 12)) {
+		t.Fatalf("after going back to 90 the source emitted %v", got[12:])
+	}
+	// The history is a file beside the offsets file.
+	if _, err := os.Stat(filepath.Join(dir, "connect.offsets.history")); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -1180,6 +1180,16 @@ func (h *Distributed) ConnectorOffsets(ctx context.Context, name string) (*clien
 	return h.om.get(ctx, connectorRef{name: name, config: config, typ: typ})
 }
 
+// OffsetsHistory answers connectd's GET /connectors/{c}/offsets/history:
+// a distributed worker's history is its offsets topic, which clients read
+// themselves.
+func (h *Distributed) OffsetsHistory(_ context.Context, name string) (*client.OffsetsHistory, error) {
+	if _, ok := h.snapshot().Connectors[name]; !ok {
+		return nil, NotFound("Connector %s not found", name)
+	}
+	return nil, NotFound("A distributed worker's offsets history is its offsets topic: read it with connectctl offsets history %s --from-topic", name)
+}
+
 // AlterConnectorOffsets answers PATCH /connectors/{c}/offsets, at the
 // leader.
 func (h *Distributed) AlterConnectorOffsets(ctx context.Context, name string, offsets []client.ConnectorOffset) (string, error) {

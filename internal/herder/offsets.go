@@ -51,6 +51,39 @@ func (h *Standalone) ConnectorOffsets(ctx context.Context, name string) (*client
 	return h.om.get(ctx, connectorRef{name: name, config: config, typ: typ})
 }
 
+// OffsetsHistory answers connectd's GET /connectors/{c}/offsets/history:
+// the commits of a source connector's offsets that the worker recorded
+// beside its offsets file.
+func (h *Standalone) OffsetsHistory(ctx context.Context, name string) (*client.OffsetsHistory, error) {
+	h.mu.Lock()
+	cs, err := h.get(name)
+	var typ connect.PluginType
+	if err == nil {
+		typ = cs.plugin.Type
+	}
+	h.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if typ == connect.PluginSink {
+		return nil, BadRequest("Connector %s is a sink connector: its offsets are its consumer group's, whose history is the topics it reads", name)
+	}
+	hist := h.offsets.History()
+	if hist == nil {
+		return nil, NotFound("This worker keeps no offsets history")
+	}
+	commits, truncated, err := hist.Read(name)
+	if err != nil {
+		return nil, Internal("Failed to read the offsets history of connector %s: %v", name, err)
+	}
+	out := &client.OffsetsHistory{Commits: make([]client.OffsetCommit, 0, len(commits)), Truncated: truncated}
+	for _, c := range commits {
+		out.Commits = append(out.Commits, client.OffsetCommit{Time: c.Time.UnixMilli(),
+			ConnectorOffset: client.ConnectorOffset{Partition: c.Partition, Offset: c.Offset}})
+	}
+	return out, nil
+}
+
 // offsetsManager reads and changes connectors' offsets: source offsets in
 // the worker's offset store, sink offsets in the consumer groups. Both
 // herders use it; they decide when a change is allowed.

@@ -398,6 +398,22 @@ func (s *server) resetTopics(w http.ResponseWriter, r *http.Request) error {
 	return s.noContent(w, r, http.StatusAccepted, s.h.ResetConnectorTopics)
 }
 
+// getOffsetsHistory answers connectd's GET
+// /connectors/{name}/offsets/history (not Kafka's API).
+func (s *server) getOffsetsHistory(w http.ResponseWriter, r *http.Request) error {
+	name := r.PathValue("name")
+	h, err := call(r.Context(), func(ctx context.Context) (*client.OffsetsHistory, error) {
+		return s.h.OffsetsHistory(ctx, name)
+	})
+	if err != nil {
+		return err
+	}
+	if h.Commits == nil {
+		h.Commits = []client.OffsetCommit{}
+	}
+	return writeJSON(w, http.StatusOK, h)
+}
+
 func (s *server) getOffsets(w http.ResponseWriter, r *http.Request) error {
 	name := r.PathValue("name")
 	offsets, err := call(r.Context(), func(ctx context.Context) (*client.ConnectorOffsets, error) {

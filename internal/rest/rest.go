@@ -46,6 +46,9 @@ type Herder interface {
 	ConnectorOffsets(ctx context.Context, name string) (*client.ConnectorOffsets, error)
 	AlterConnectorOffsets(ctx context.Context, name string, offsets []client.ConnectorOffset) (string, error)
 	ResetConnectorOffsets(ctx context.Context, name string) (string, error)
+	// OffsetsHistory is connectd's own: a standalone worker's record of a
+	// source connector's commits.
+	OffsetsHistory(ctx context.Context, name string) (*client.OffsetsHistory, error)
 	Plugins(connectorsOnly bool) []client.PluginInfo
 	PluginConfig(plugin string) ([]client.ConfigKeyInfo, error)
 	ValidateConfig(ctx context.Context, plugin string, config map[string]string) (*client.ConfigInfos, error)
@@ -150,6 +153,7 @@ func (s *server) routes(admin bool) {
 	s.handle("GET /connectors/{name}/topics", s.getTopics)
 	s.handle("PUT /connectors/{name}/topics/reset", s.resetTopics)
 	s.handle("GET /connectors/{name}/offsets", s.getOffsets)
+	s.handle("GET /connectors/{name}/offsets/history", s.getOffsetsHistory)
 	s.handle("PATCH /connectors/{name}/offsets", s.alterOffsets)
 	s.handle("DELETE /connectors/{name}/offsets", s.resetOffsets)
 	// The inter-worker endpoints: a cluster's herder takes task configs

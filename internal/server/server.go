@@ -81,6 +81,12 @@ func StartStandalone(ctx context.Context, props map[string]string, connectors []
 	if err != nil {
 		return fail(err)
 	}
+	// Beside the offsets: what they were when (connectctl's time travel).
+	history, err := storage.OpenOffsetHistory(cfg.OffsetFile+".history", storage.DefaultHistoryRecords)
+	if err != nil {
+		return fail(err)
+	}
+	offsets.KeepHistory(history)
 	configs, err := storage.OpenConfigFileStore(cfg.ConnectorsFile)
 	if err != nil {
 		return fail(err)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/connectd/connectd/internal/javajson"
@@ -50,6 +51,24 @@ type FileOffsetStore struct {
 
 	mu    sync.Mutex
 	conns map[string]*connectorOffsets
+	// history, if kept, records each change once it is saved.
+	history *OffsetHistory
+	now     func() time.Time
+}
+
+// History is the history KeepHistory set, or nil.
+func (s *FileOffsetStore) History() *OffsetHistory {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.history
+}
+
+// KeepHistory records every change from now on in h, after the offsets
+// file has it.
+func (s *FileOffsetStore) KeepHistory(h *OffsetHistory) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.history, s.now = h, time.Now
 }
 
 // connectorOffsets indexes one connector's partitions so that Offsets
@@ -334,8 +353,27 @@ func (s *FileOffsetStore) apply(changes []*offsetChange, keepKey bool) error {
 			c := changes[i]
 			s.set(c.connector, c.canon, c.prev)
 		}
+		return err
 	}
-	return err
+	if s.history == nil {
+		return nil
+	}
+	commits := make([]OffsetCommit, 0, len(changes))
+	for _, c := range changes {
+		oc := OffsetCommit{Connector: c.connector}
+		switch {
+		case c.entry != nil:
+			oc.Partition, oc.Offset = c.entry.partition, c.entry.offset
+		case c.prev != nil:
+			oc.Partition = c.prev.partition
+		default:
+			continue // removing what was not there changes nothing
+		}
+		commits = append(commits, oc)
+	}
+	// The offsets are saved: a history that cannot follow is reported,
+	// not rolled back into.
+	return s.history.Append(s.now(), commits)
 }
 
 func (s *FileOffsetStore) lookup(connector, canon string) *offsetEntry {
