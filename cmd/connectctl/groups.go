@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +14,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/connectd/connectd/internal/groupoffsets"
 )
 
 // The groups commands manage the offsets of plain consumer groups, the
@@ -23,35 +24,6 @@ import (
 // members, a read-back, and a history that `groups undo` restores. The
 // reset specs, the CSV of --export and --from-file, and the describe
 // columns are kafka-consumer-groups.sh's.
-
-// groupOffset is one partition's committed offset.
-type groupOffset struct {
-	Topic     string `json:"topic"`
-	Partition int32  `json:"partition"`
-	Offset    int64  `json:"offset"`
-}
-
-type topicPartition struct {
-	topic     string
-	partition int32
-}
-
-func (tp topicPartition) String() string { return fmt.Sprintf("%s-%d", tp.topic, tp.partition) }
-
-func compareTP(x, y topicPartition) int {
-	return cmp.Or(strings.Compare(x.topic, y.topic), cmp.Compare(x.partition, y.partition))
-}
-
-// groupState is a group's committed offsets by partition.
-type groupState map[topicPartition]int64
-
-func (s groupState) list() []groupOffset {
-	out := make([]groupOffset, 0, len(s))
-	for _, tp := range slices.SortedFunc(maps.Keys(s), compareTP) {
-		out = append(out, groupOffset{tp.topic, tp.partition, s[tp]})
-	}
-	return out
-}
 
 func (a *app) groupsCmd() *cobra.Command {
 	groups := &cobra.Command{
@@ -437,15 +409,15 @@ func (a *app) groupsReset(cmd *cobra.Command, group string, rf *resetFlags, kf *
 		return errors.New("give --topic or --all-topics, not both")
 	}
 	// Local input first: a bad file or time costs no request.
-	var scope []topicSpec
+	var scope []groupoffsets.TopicSpec
 	for _, t := range rf.topics {
-		s, err := parseTopicSpec(t)
+		s, err := groupoffsets.ParseTopicSpec(t)
 		if err != nil {
 			return err
 		}
 		scope = append(scope, s)
 	}
-	var filePlan groupState
+	var filePlan groupoffsets.State
 	var at time.Time
 	switch {
 	case rf.fromFile != "":
@@ -479,8 +451,8 @@ func (a *app) groupsReset(cmd *cobra.Command, group string, rf *resetFlags, kf *
 	defer closeAdm()
 	ctx, cancel := a.groupCtx(cmd.Context())
 	defer cancel()
-	target := func(before groupState) (groupState, error) {
-		var parts []topicPartition
+	target := func(before groupoffsets.State) (groupoffsets.State, error) {
+		var parts []groupoffsets.TP
 		switch {
 		case filePlan != nil:
 			parts = slices.Collect(maps.Keys(filePlan))
@@ -492,43 +464,35 @@ func (a *app) groupsReset(cmd *cobra.Command, group string, rf *resetFlags, kf *
 			parts = slices.Collect(maps.Keys(before))
 		default:
 			var err error
-			if parts, err = partitionsOf(ctx, adm, scope); err != nil {
+			if parts, err = groupoffsets.PartitionsOf(ctx, adm, scope); err != nil {
 				return nil, err
 			}
 		}
-		slices.SortFunc(parts, compareTP)
-		r := resolver{a: a, ctx: ctx, adm: adm, parts: parts}
+		slices.SortFunc(parts, groupoffsets.CompareTP)
+		r := groupoffsets.Resolver{Adm: adm, Warn: func(w string) { fmt.Fprintln(a.stderr, "warning: "+w) }}
 		switch {
 		case rf.toEarliest:
-			return r.listed(adm.ListStartOffsets, "start")
+			return r.Start(ctx, parts)
 		case rf.toLatest:
-			return r.listed(adm.ListEndOffsets, "end")
+			return r.End(ctx, parts)
 		case flags.Changed("to-offset"):
-			want := groupState{}
+			want := groupoffsets.State{}
 			for _, tp := range parts {
 				want[tp] = rf.toOffset
 			}
-			return r.clamp(want)
+			return r.Clamp(ctx, want)
 		case flags.Changed("shift-by"):
-			want := groupState{}
-			for _, tp := range parts {
-				cur, ok := before[tp]
-				if !ok {
-					return nil, fmt.Errorf("cannot shift offset for partition %s since there is no current committed offset", tp)
-				}
-				want[tp] = cur + rf.shiftBy
-			}
-			return r.clamp(want)
+			return r.Shift(ctx, parts, before, rf.shiftBy)
 		case !at.IsZero():
-			return r.atTime(at)
+			return r.AtTime(ctx, parts, at)
 		case rf.toCurrent:
-			return r.current(before)
+			return r.Current(ctx, parts, before)
 		default:
-			return r.clamp(filePlan)
+			return r.Clamp(ctx, filePlan)
 		}
 	}
 	// The partitions not moved keep their offsets.
-	merged := func(before groupState) (groupState, error) {
+	merged := func(before groupoffsets.State) (groupoffsets.State, error) {
 		moved, err := target(before)
 		if err != nil {
 			return nil, err
@@ -538,184 +502,6 @@ func (a *app) groupsReset(cmd *cobra.Command, group string, rf *resetFlags, kf *
 		return after, nil
 	}
 	return a.groupChange(ctx, adm, groupPlan{group: group, cluster: cluster, op: "reset", target: merged, export: rf.export}, rf.force, rf.dryRun)
-}
-
-// topicSpec is a --topic: a topic, and the partitions named (none: all).
-type topicSpec struct {
-	topic      string
-	partitions []int32
-}
-
-// parseTopicSpec reads --topic T or T:0,2 as kafka-consumer-groups does.
-func parseTopicSpec(s string) (topicSpec, error) {
-	topic, parts, found := strings.Cut(s, ":")
-	if topic == "" {
-		return topicSpec{}, fmt.Errorf("--topic %q: no topic name", s)
-	}
-	spec := topicSpec{topic: topic}
-	if !found {
-		return spec, nil
-	}
-	for _, p := range strings.Split(parts, ",") {
-		n, err := strconv.ParseInt(strings.TrimSpace(p), 10, 32)
-		if err != nil || n < 0 {
-			return topicSpec{}, fmt.Errorf("--topic %q: invalid partition %q; want T or T:0,2", s, p)
-		}
-		spec.partitions = append(spec.partitions, int32(n))
-	}
-	return spec, nil
-}
-
-// partitionsOf lists the partitions that --topic flags name, checking that
-// they exist.
-func partitionsOf(ctx context.Context, adm *kadm.Client, scope []topicSpec) ([]topicPartition, error) {
-	var names []string
-	for _, s := range scope {
-		names = append(names, s.topic)
-	}
-	td, err := adm.ListTopics(ctx, names...)
-	if err != nil {
-		return nil, fmt.Errorf("reading the topics' metadata: %w", err)
-	}
-	seen := map[topicPartition]bool{}
-	var out []topicPartition
-	for _, s := range scope {
-		d, ok := td[s.topic]
-		if !ok || d.Err != nil {
-			return nil, fmt.Errorf("topic %s does not exist", s.topic)
-		}
-		parts := s.partitions
-		if len(parts) == 0 {
-			parts = slices.Sorted(maps.Keys(d.Partitions))
-		}
-		for _, p := range parts {
-			if _, ok := d.Partitions[p]; !ok {
-				return nil, fmt.Errorf("topic %s has no partition %d (it has %d)", s.topic, p, len(d.Partitions))
-			}
-			tp := topicPartition{s.topic, p}
-			if !seen[tp] {
-				seen[tp] = true
-				out = append(out, tp)
-			}
-		}
-	}
-	return out, nil
-}
-
-// resolver turns a reset spec into offsets for parts, asking Kafka where
-// the partitions start and end.
-type resolver struct {
-	a     *app
-	ctx   context.Context
-	adm   *kadm.Client
-	parts []topicPartition
-}
-
-func (r *resolver) topics(parts []topicPartition) []string {
-	var out []string
-	for _, tp := range parts {
-		out = append(out, tp.topic)
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
-// listed is each partition's offset as list (start or end offsets) gives it.
-func (r *resolver) listed(list func(context.Context, ...string) (kadm.ListedOffsets, error), which string) (groupState, error) {
-	return r.listedFor(r.parts, list, which)
-}
-
-func (r *resolver) listedFor(parts []topicPartition, list func(context.Context, ...string) (kadm.ListedOffsets, error), which string) (groupState, error) {
-	out := groupState{}
-	if len(parts) == 0 {
-		return out, nil
-	}
-	listed, err := list(r.ctx, r.topics(parts)...)
-	if err != nil {
-		return nil, fmt.Errorf("listing %s offsets: %w", which, err)
-	}
-	for _, tp := range parts {
-		o, ok := listed.Lookup(tp.topic, tp.partition)
-		if !ok || o.Err != nil {
-			cause := "no answer"
-			if ok {
-				cause = o.Err.Error()
-			}
-			return nil, fmt.Errorf("error getting the %s offset of %s: %s", which, tp, cause)
-		}
-		out[tp] = o.Offset
-	}
-	return out, nil
-}
-
-// clamp brings offsets past a partition's end or before its start to it,
-// with Kafka's warning.
-func (r *resolver) clamp(want groupState) (groupState, error) {
-	parts := slices.SortedFunc(maps.Keys(want), compareTP)
-	start, err := r.listedFor(parts, r.adm.ListStartOffsets, "start")
-	if err != nil {
-		return nil, err
-	}
-	end, err := r.listedFor(parts, r.adm.ListEndOffsets, "end")
-	if err != nil {
-		return nil, err
-	}
-	out := groupState{}
-	for _, tp := range parts {
-		off := want[tp]
-		switch {
-		case off > end[tp]:
-			fmt.Fprintf(r.a.stderr, "warning: new offset (%d) is higher than latest offset for topic partition %s. Value will be set to %d\n", off, tp, end[tp])
-			off = end[tp]
-		case off < start[tp]:
-			fmt.Fprintf(r.a.stderr, "warning: new offset (%d) is lower than earliest offset for topic partition %s. Value will be set to %d\n", off, tp, start[tp])
-			off = start[tp]
-		}
-		out[tp] = off
-	}
-	return out, nil
-}
-
-// atTime is the first offset at or after t on each partition, or its end
-// where no record is that recent (kadm lists the end then, with no
-// timestamp).
-func (r *resolver) atTime(t time.Time) (groupState, error) {
-	listed, err := r.adm.ListOffsetsAfterMilli(r.ctx, t.UnixMilli(), r.topics(r.parts)...)
-	if err != nil {
-		return nil, fmt.Errorf("listing offsets by time: %w", err)
-	}
-	out := groupState{}
-	for _, tp := range r.parts {
-		o, ok := listed.Lookup(tp.topic, tp.partition)
-		if !ok || o.Err != nil || o.Offset < 0 {
-			return nil, fmt.Errorf("error getting offset by timestamp of topic partition %s", tp)
-		}
-		if o.Timestamp < 0 {
-			fmt.Fprintf(r.a.stderr, "warning: partition %d of topic %s has no record at or after %s: falling back to its end\n",
-				tp.partition, tp.topic, t.Local().Format("2006-01-02T15:04:05.000"))
-		}
-		out[tp] = o.Offset
-	}
-	return out, nil
-}
-
-// current is the committed offset, or the end where there is none.
-func (r *resolver) current(before groupState) (groupState, error) {
-	out := groupState{}
-	var missing []topicPartition
-	for _, tp := range r.parts {
-		if off, ok := before[tp]; ok {
-			out[tp] = off
-		} else {
-			missing = append(missing, tp)
-		}
-	}
-	ends, err := r.listedFor(missing, r.adm.ListEndOffsets, "end")
-	if err != nil {
-		return nil, err
-	}
-	maps.Copy(out, ends)
-	return out, nil
 }
 
 func (a *app) groupsDeleteCmd() *cobra.Command {
@@ -731,9 +517,9 @@ first: "connectctl groups undo GROUP" commits them again.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			group := args[0]
-			var scope []topicSpec
+			var scope []groupoffsets.TopicSpec
 			for _, t := range topics {
-				s, err := parseTopicSpec(t)
+				s, err := groupoffsets.ParseTopicSpec(t)
 				if err != nil {
 					return err
 				}
@@ -747,14 +533,14 @@ first: "connectctl groups undo GROUP" commits them again.`,
 			ctx, cancel := a.groupCtx(cmd.Context())
 			defer cancel()
 			p := groupPlan{group: group, cluster: cluster, op: "delete", deleteGroup: len(scope) == 0}
-			p.target = func(before groupState) (groupState, error) {
+			p.target = func(before groupoffsets.State) (groupoffsets.State, error) {
 				if p.deleteGroup {
-					return groupState{}, nil
+					return groupoffsets.State{}, nil
 				}
 				after := maps.Clone(before)
 				for tp := range before {
 					for _, s := range scope {
-						if s.topic == tp.topic && (len(s.partitions) == 0 || slices.Contains(s.partitions, tp.partition)) {
+						if s.Topic == tp.Topic && (len(s.Partitions) == 0 || slices.Contains(s.Partitions, tp.Partition)) {
 							delete(after, tp)
 						}
 					}
@@ -797,12 +583,9 @@ from the local history. Undoing again goes one more change back.`,
 			}
 			ctx, cancel := a.groupCtx(cmd.Context())
 			defer cancel()
-			saved := groupState{}
-			for _, o := range e.GroupOffsets {
-				saved[topicPartition{o.Topic, o.Partition}] = o.Offset
-			}
+			saved := groupoffsets.FromList(e.GroupOffsets)
 			p := groupPlan{group: group, cluster: cluster, op: "undo", noHistory: true,
-				target: func(groupState) (groupState, error) { return saved, nil }}
+				target: func(groupoffsets.State) (groupoffsets.State, error) { return saved, nil }}
 			done, err := a.groupChangeDone(ctx, adm, p, force, dryRun)
 			if err != nil || !done {
 				return err
@@ -846,7 +629,7 @@ type groupPlan struct {
 	group       string
 	cluster     string
 	op          string // reset, delete, undo
-	target      func(before groupState) (groupState, error)
+	target      func(before groupoffsets.State) (groupoffsets.State, error)
 	noHistory   bool
 	deleteGroup bool // delete the group itself, not only offsets
 	export      bool // print the target as CSV instead of the diff
@@ -854,17 +637,17 @@ type groupPlan struct {
 
 // groupChangeResult is what `-o json|yaml` shows of a change.
 type groupChangeResult struct {
-	Group       string        `json:"group"`
-	Cluster     string        `json:"cluster"`
-	Operation   string        `json:"operation"`
-	DryRun      bool          `json:"dry_run"`
-	State       string        `json:"state_before"`
-	Members     int           `json:"members"`
-	Before      []groupOffset `json:"before"`
-	After       []groupOffset `json:"after"`
-	Changed     int           `json:"partitions_changed"`
-	Verified    bool          `json:"verified"`
-	HistoryFile string        `json:"history_file,omitempty"`
+	Group       string                `json:"group"`
+	Cluster     string                `json:"cluster"`
+	Operation   string                `json:"operation"`
+	DryRun      bool                  `json:"dry_run"`
+	State       string                `json:"state_before"`
+	Members     int                   `json:"members"`
+	Before      []groupoffsets.Offset `json:"before"`
+	After       []groupoffsets.Offset `json:"after"`
+	Changed     int                   `json:"partitions_changed"`
+	Verified    bool                  `json:"verified"`
+	HistoryFile string                `json:"history_file,omitempty"`
 }
 
 func (a *app) groupChange(ctx context.Context, adm *kadm.Client, p groupPlan, force, dryRun bool) error {
@@ -883,22 +666,12 @@ func (a *app) groupChangeDone(ctx context.Context, adm *kadm.Client, p groupPlan
 		text, w = false, a.stderr
 	}
 	res := &groupChangeResult{Group: p.group, Cluster: p.cluster, Operation: p.op, DryRun: dryRun}
-	described, err := adm.DescribeGroups(ctx, p.group)
-	if err != nil && len(described) == 0 {
-		return false, fmt.Errorf("describing group %s: %w", p.group, err)
+	state, members, err := groupoffsets.Describe(ctx, adm, p.group)
+	if err != nil {
+		return false, err
 	}
-	d, ok := described[p.group]
-	if !ok {
-		return false, fmt.Errorf("group %s: no answer from Kafka", p.group)
-	}
-	switch {
-	case errors.Is(d.Err, kerr.GroupIDNotFound):
-		d.State, d.Members = "Dead", nil // Kafka 4's answer for a group that is not there
-	case d.Err != nil:
-		return false, fmt.Errorf("group %s: %w", p.group, d.Err)
-	}
-	res.State, res.Members = d.State, len(d.Members)
-	before, err := fetchGroup(ctx, adm, p.group)
+	res.State, res.Members = state, len(members)
+	before, err := groupoffsets.Fetch(ctx, adm, p.group)
 	if err != nil {
 		return false, err
 	}
@@ -906,14 +679,14 @@ func (a *app) groupChangeDone(ctx context.Context, adm *kadm.Client, p groupPlan
 	if err != nil {
 		return false, err
 	}
-	res.Before, res.After = before.list(), after.list()
-	rows, commits, deletes := groupDiff(before, after)
+	res.Before, res.After = before.List(), after.List()
+	rows, commits, deletes := groupoffsets.Diff(before, after)
 	res.Changed = len(commits) + len(deletes)
 	finish := func(done bool) (bool, error) {
 		switch {
 		case p.export:
 			var b strings.Builder
-			for _, o := range after.list() {
+			for _, o := range after.List() {
 				fmt.Fprintf(&b, "%s,%d,%d\n", o.Topic, o.Partition, o.Offset)
 			}
 			_, err := fmt.Fprint(a.stdout, b.String())
@@ -923,7 +696,7 @@ func (a *app) groupChangeDone(ctx context.Context, adm *kadm.Client, p groupPlan
 		}
 		return done, nil
 	}
-	if res.Changed == 0 && !(p.deleteGroup && d.State != "Dead") {
+	if res.Changed == 0 && !(p.deleteGroup && state != "Dead") {
 		fmt.Fprintf(w, "the offsets of group %s are already as asked: nothing to change\n", p.group)
 		return finish(false)
 	}
@@ -934,9 +707,9 @@ func (a *app) groupChangeDone(ctx context.Context, adm *kadm.Client, p groupPlan
 		}
 		writeGroupDiff(w, pt, p.group, rows, len(after)-len(commits))
 	}
-	active := d.State != "Empty" && d.State != "Dead"
+	active := groupoffsets.Active(state)
 	if active && !force {
-		err := withHint(fmt.Errorf("assignments can only be reset if the group '%s' is inactive, but the current state is %s (%d member%s)", p.group, d.State, len(d.Members), plural(len(d.Members))),
+		err := withHint(groupoffsets.InactiveError(p.group, state, len(members)),
 			"stop the group's consumers first (Kafka refuses commits from outside a group with members); --force tries anyway")
 		if !dryRun {
 			return false, err
@@ -948,22 +721,32 @@ func (a *app) groupChangeDone(ctx context.Context, adm *kadm.Client, p groupPlan
 		return finish(false)
 	}
 	if active {
-		fmt.Fprintf(a.stderr, "warning: group %s is %s with %d member%s; trying anyway (--force)\n", p.group, d.State, len(d.Members), plural(len(d.Members)))
+		fmt.Fprintf(a.stderr, "warning: group %s is %s with %d member%s; trying anyway (--force)\n", p.group, state, len(members), plural(len(members)))
 	}
 	if !p.noHistory {
-		path, err := a.saveHistory(historyEntry{Group: p.group, Cluster: p.cluster, Operation: p.op, GroupOffsets: before.list()})
+		path, err := a.saveHistory(historyEntry{Group: p.group, Cluster: p.cluster, Operation: p.op, GroupOffsets: before.List()})
 		if err != nil {
 			return false, err
 		}
 		res.HistoryFile = path
 	}
-	if err := applyGroup(ctx, adm, p, commits, deletes); err != nil {
+	apply := func() error { return groupoffsets.Apply(ctx, adm, p.group, commits, deletes) }
+	if p.deleteGroup {
+		apply = func() error { return groupoffsets.DeleteGroup(ctx, adm, p.group) }
+	}
+	if err := apply(); err != nil {
 		if active {
 			err = withHint(err, "Kafka takes offset changes only for a group without members: stop its consumers")
 		}
 		return false, err
 	}
-	if err := a.verifyGroup(ctx, adm, p.group, after); err != nil {
+	differ, err := groupoffsets.Verify(ctx, adm, p.group, after, min(a.timeout, 15*time.Second))
+	if err == nil && len(differ) > 0 {
+		var sb strings.Builder
+		writeGroupDiff(&sb, painter{}, p.group, differ, 0)
+		err = fmt.Errorf("the offsets read back differ from the ones written (CURRENT is what was read):\n%s", strings.TrimRight(sb.String(), "\n"))
+	}
+	if err != nil {
 		return false, withHint(err, "put the previous offsets back with: connectctl groups undo "+p.group)
 	}
 	res.Verified = true
@@ -980,79 +763,23 @@ func (a *app) groupChangeDone(ctx context.Context, adm *kadm.Client, p groupPlan
 	return finish(true)
 }
 
-// fetchGroup reads a group's committed offsets.
-func fetchGroup(ctx context.Context, adm *kadm.Client, group string) (groupState, error) {
-	fetched, err := adm.FetchOffsets(ctx, group)
-	if errors.Is(err, kerr.GroupIDNotFound) {
-		return groupState{}, nil // deleted: no offsets
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading the offsets of group %s: %w", group, err)
-	}
-	out := groupState{}
-	var errs []error
-	fetched.Each(func(o kadm.OffsetResponse) {
-		if o.Err != nil {
-			errs = append(errs, fmt.Errorf("%s-%d: %w", o.Topic, o.Partition, o.Err))
-			return
-		}
-		if o.At >= 0 {
-			out[topicPartition{o.Topic, o.Partition}] = o.At
-		}
-	})
-	if len(errs) > 0 {
-		return nil, fmt.Errorf("reading the offsets of group %s: %w", group, errors.Join(errs...))
-	}
-	return out, nil
-}
-
-// groupDiffRow is one partition whose offset changes.
-type groupDiffRow struct {
-	tp             topicPartition
-	before, after  int64
-	hadBefore, has bool
-}
-
-// groupDiff compares two states: the rows that change, what to commit and
-// what to delete.
-func groupDiff(before, after groupState) (rows []groupDiffRow, commits groupState, deletes []topicPartition) {
-	commits = groupState{}
-	for tp, off := range after {
-		old, had := before[tp]
-		if had && old == off {
-			continue
-		}
-		commits[tp] = off
-		rows = append(rows, groupDiffRow{tp: tp, before: old, hadBefore: had, after: off, has: true})
-	}
-	for tp, old := range before {
-		if _, ok := after[tp]; !ok {
-			deletes = append(deletes, tp)
-			rows = append(rows, groupDiffRow{tp: tp, before: old, hadBefore: true})
-		}
-	}
-	slices.SortFunc(rows, func(x, y groupDiffRow) int { return compareTP(x.tp, y.tp) })
-	slices.SortFunc(deletes, compareTP)
-	return rows, commits, deletes
-}
-
 // writeGroupDiff shows the change as kafka-consumer-groups' plan, with the
 // offsets before beside the new ones.
-func writeGroupDiff(w io.Writer, p painter, group string, rows []groupDiffRow, same int) {
+func writeGroupDiff(w io.Writer, p painter, group string, rows []groupoffsets.Change, same int) {
 	out := make([][]string, 0, len(rows))
 	for _, r := range rows {
 		cur, next := "-", "(deleted)"
-		if r.hadBefore {
-			cur = strconv.FormatInt(r.before, 10)
+		if r.HadBefore {
+			cur = strconv.FormatInt(r.Before, 10)
 		}
-		if r.has {
-			next = strconv.FormatInt(r.after, 10)
+		if r.Has {
+			next = strconv.FormatInt(r.After, 10)
 		}
-		out = append(out, []string{group, r.tp.topic, strconv.Itoa(int(r.tp.partition)), cur, next})
+		out = append(out, []string{group, r.TP.Topic, strconv.Itoa(int(r.TP.Partition)), cur, next})
 	}
 	_ = table(w, p, []string{"GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "NEW-OFFSET"}, out, func(row, col int, _ string) string {
 		switch {
-		case col == 3 && rows[row].hadBefore:
+		case col == 3 && rows[row].HadBefore:
 			return red
 		case col == 4:
 			return green
@@ -1061,91 +788,5 @@ func writeGroupDiff(w io.Writer, p painter, group string, rows []groupDiffRow, s
 	})
 	if same > 0 {
 		fmt.Fprintf(w, "  (%d partition%s unchanged)\n", same, plural(same))
-	}
-}
-
-// applyGroup commits and deletes offsets, or deletes the whole group.
-func applyGroup(ctx context.Context, adm *kadm.Client, p groupPlan, commits groupState, deletes []topicPartition) error {
-	if p.deleteGroup {
-		resps, err := adm.DeleteGroups(ctx, p.group)
-		if err != nil {
-			return fmt.Errorf("deleting group %s: %w", p.group, err)
-		}
-		if r, ok := resps[p.group]; ok && r.Err != nil {
-			return fmt.Errorf("deleting group %s: %w", p.group, explainGroupErr(r.Err))
-		}
-		return nil
-	}
-	if len(commits) > 0 {
-		var os kadm.Offsets
-		for tp, off := range commits {
-			os.Add(kadm.Offset{Topic: tp.topic, Partition: tp.partition, At: off, LeaderEpoch: -1})
-		}
-		resps, err := adm.CommitOffsets(ctx, p.group, os)
-		if err != nil {
-			return fmt.Errorf("committing the offsets of group %s: %w", p.group, err)
-		}
-		var errs []error
-		resps.Each(func(r kadm.OffsetResponse) {
-			if r.Err != nil {
-				errs = append(errs, fmt.Errorf("%s-%d: %w", r.Topic, r.Partition, explainGroupErr(r.Err)))
-			}
-		})
-		if len(errs) > 0 {
-			return fmt.Errorf("Kafka refused the offsets of group %s: %w", p.group, errors.Join(errs...))
-		}
-	}
-	if len(deletes) > 0 {
-		set := kadm.TopicsSet{}
-		for _, tp := range deletes {
-			set.Add(tp.topic, tp.partition)
-		}
-		resps, err := adm.DeleteOffsets(ctx, p.group, set)
-		if err != nil {
-			return fmt.Errorf("deleting offsets of group %s: %w", p.group, explainGroupErr(err))
-		}
-		if err := resps.Error(); err != nil {
-			return fmt.Errorf("deleting offsets of group %s: %w", p.group, explainGroupErr(err))
-		}
-	}
-	return nil
-}
-
-// explainGroupErr says what Kafka's refusals of an admin's change mean.
-func explainGroupErr(err error) error {
-	switch {
-	case errors.Is(err, kerr.UnknownMemberID), errors.Is(err, kerr.IllegalGeneration):
-		return fmt.Errorf("%w (the group has members: Kafka takes commits only from them)", err)
-	case errors.Is(err, kerr.NonEmptyGroup):
-		return fmt.Errorf("%w (the group has members)", err)
-	case errors.Is(err, kerr.GroupSubscribedToTopic):
-		return fmt.Errorf("%w (a member of the group reads the topic)", err)
-	}
-	return err
-}
-
-// verifyGroup reads the offsets back until they are want (a coordinator
-// answers from what it applied, so the first read normally matches).
-func (a *app) verifyGroup(ctx context.Context, adm *kadm.Client, group string, want groupState) error {
-	deadline := time.Now().Add(min(a.timeout, 15*time.Second))
-	for {
-		got, err := fetchGroup(ctx, adm, group)
-		if err != nil {
-			return err
-		}
-		rows, _, _ := groupDiff(got, want)
-		if len(rows) == 0 {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			var sb strings.Builder
-			writeGroupDiff(&sb, painter{}, group, rows, 0)
-			return fmt.Errorf("the offsets read back differ from the ones written (CURRENT is what was read):\n%s", strings.TrimRight(sb.String(), "\n"))
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
 	}
 }

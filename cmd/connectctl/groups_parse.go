@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/connectd/connectd/internal/groupoffsets"
 	"math"
 	"math/big"
 	"regexp"
@@ -15,8 +16,8 @@ import (
 // writes it and --from-file reads it: "topic,partition,offset" lines for
 // one group, or "group,topic,partition,offset" lines, of which those of
 // group are kept. As in Kafka, a later line for the same partition wins.
-func parseResetCSV(data []byte, group string) (groupState, error) {
-	out := groupState{}
+func parseResetCSV(data []byte, group string) (groupoffsets.State, error) {
+	out := groupoffsets.State{}
 	fields := 0
 	for i, line := range strings.Split(string(data), "\n") {
 		line = strings.TrimSpace(line)
@@ -51,7 +52,7 @@ func parseResetCSV(data []byte, group string) (groupState, error) {
 		if err != nil || off < 0 {
 			return nil, fmt.Errorf("line %d: offset %q is not an offset", i+1, cols[2])
 		}
-		out[topicPartition{cols[0], int32(p)}] = off
+		out[groupoffsets.TP{Topic: cols[0], Partition: int32(p)}] = off
 	}
 	return out, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/connectd/connectd/internal/groupoffsets"
 	"strings"
 	"testing"
 	"time"
@@ -73,12 +74,12 @@ func isoOf(d time.Duration) string {
 
 func TestParseResetCSV(t *testing.T) {
 	got, err := parseResetCSV([]byte("orders,0,5\r\n orders , 1 , 7\n\norders,0,6\n"), "g")
-	if err != nil || fmt.Sprint(got.list()) != "[{orders 0 6} {orders 1 7}]" {
-		t.Errorf("no-group CSV: %v, %v", got.list(), err)
+	if err != nil || fmt.Sprint(got.List()) != "[{orders 0 6} {orders 1 7}]" {
+		t.Errorf("no-group CSV: %v, %v", got.List(), err)
 	}
 	got, err = parseResetCSV([]byte("g,orders,0,5\nother,orders,1,7\n"), "g")
-	if err != nil || fmt.Sprint(got.list()) != "[{orders 0 5}]" {
-		t.Errorf("group CSV: %v, %v", got.list(), err)
+	if err != nil || fmt.Sprint(got.List()) != "[{orders 0 5}]" {
+		t.Errorf("group CSV: %v, %v", got.List(), err)
 	}
 	for in, want := range map[string]string{
 		"orders,0":                      `line 1: "orders,0": want topic,partition,offset`,
@@ -104,26 +105,26 @@ func FuzzParseResetCSV(f *testing.F) {
 		}
 		// What was read is written back by --export and read the same.
 		var b strings.Builder
-		for _, o := range got.list() {
+		for _, o := range got.List() {
 			fmt.Fprintf(&b, "%s,%d,%d\n", o.Topic, o.Partition, o.Offset)
 		}
 		again, err := parseResetCSV([]byte(b.String()), "g")
-		if err != nil || fmt.Sprint(again.list()) != fmt.Sprint(got.list()) {
-			t.Fatalf("%q read %v; its export %q reads %v, %v", s, got.list(), b.String(), again.list(), err)
+		if err != nil || fmt.Sprint(again.List()) != fmt.Sprint(got.List()) {
+			t.Fatalf("%q read %v; its export %q reads %v, %v", s, got.List(), b.String(), again.List(), err)
 		}
 	})
 }
 
 func TestParseTopicSpec(t *testing.T) {
 	for in, want := range map[string]string{"orders": "{orders []}", "orders:0,2": "{orders [0 2]}", "a.b-c_d:3": "{a.b-c_d [3]}"} {
-		s, err := parseTopicSpec(in)
+		s, err := groupoffsets.ParseTopicSpec(in)
 		if err != nil || fmt.Sprint(s) != want {
-			t.Errorf("parseTopicSpec(%q) = %v, %v; want %s", in, s, err, want)
+			t.Errorf("groupoffsets.ParseTopicSpec(%q) = %v, %v; want %s", in, s, err, want)
 		}
 	}
 	for _, in := range []string{"", ":0", "orders:", "orders:x", "orders:-1", "orders:0,,1"} {
-		if _, err := parseTopicSpec(in); err == nil {
-			t.Errorf("parseTopicSpec(%q): no error", in)
+		if _, err := groupoffsets.ParseTopicSpec(in); err == nil {
+			t.Errorf("groupoffsets.ParseTopicSpec(%q): no error", in)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/connectd/connectd/internal/groupoffsets"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -35,7 +36,7 @@ type historyEntry struct {
 	Operation    string                   `json:"operation"`
 	Time         time.Time                `json:"time"`
 	Offsets      []client.ConnectorOffset `json:"offsets,omitempty"`
-	GroupOffsets []groupOffset            `json:"group_offsets,omitempty"`
+	GroupOffsets []groupoffsets.Offset    `json:"group_offsets,omitempty"`
 	// Config and State are a deleted connector's (delete --reset-offsets),
 	// for undo to create it again.
 	Config map[string]string `json:"config,omitempty"`
@@ -120,7 +121,7 @@ func (a *app) saveHistory(e historyEntry) (string, error) {
 		e.Offsets = []client.ConnectorOffset{}
 	}
 	if e.Group != "" && e.GroupOffsets == nil {
-		e.GroupOffsets = []groupOffset{}
+		e.GroupOffsets = []groupoffsets.Offset{}
 	}
 	now := a.now().UTC()
 	e.Time = now

@@ -44,6 +44,8 @@ type Config struct {
 	RESTMaxRequestBytes int64
 	RESTBodyTimeout     time.Duration
 	RESTMaxConnections  int
+	// Console serves the web console at /ui (console.enable).
+	Console bool
 	// TasksMaxPerConnector (tasks.max.per.connector) bounds the tasks one
 	// connector may run, which Kafka Connect does not: each task holds a
 	// Kafka client (about ten goroutines) and whatever its plugin opens (a

@@ -95,6 +95,8 @@ var commonDef = connect.NewConfigDef().
 		Doc: "connectd's own: how long after its headers a request's body must have arrived; later is a 408. Unset: 30000."}).
 	Define(connect.ConfigKey{Name: keyRESTMaxConnections, Type: connect.ConfigLong, Validator: atLeastOneOrUnset, Importance: connect.Low,
 		Doc: "connectd's own: the connections each REST listener holds at most. Unset: 64."}).
+	Define(connect.ConfigKey{Name: keyConsoleEnable, Type: connect.ConfigBoolean, Importance: connect.Low,
+		Doc: "connectd's own: serve the web console at /ui on the REST listeners. Unset: on when the worker runs the embedded broker, off with bootstrap.servers."}).
 	Define(connect.ConfigKey{Name: "admin.listeners", Type: connect.ConfigList, Importance: connect.Low,
 		Doc: "Unset: /admin/loggers is served on the regular listeners; empty: not served. A list is refused: connectd has no separate admin listener yet."}).
 	Define(connect.ConfigKey{Name: "rest.extension.classes", Type: connect.ConfigList, Default: "", Importance: connect.Low,

@@ -26,6 +26,7 @@ func TestWorkerSpec(t *testing.T) {
 		{"rest.request.body.timeout.ms", "10", time.Duration(0), func(c *Config) any { return c.RESTBodyTimeout }},
 		{"rest.max.connections", "10", 0, func(c *Config) any { return c.RESTMaxConnections }},
 		{"admin.listeners", "", (*string)(nil), func(c *Config) any { return c.AdminListeners }},
+		{"console.enable", "false", true, func(c *Config) any { return c.Console }}, // on by default with the embedded broker
 		{"rest.extension.classes", "", nil, nil},
 		{"access.control.allow.origin", "", nil, nil},
 		{"access.control.allow.methods", "", nil, nil},
@@ -76,6 +77,12 @@ func TestWorkerSpec(t *testing.T) {
 	}
 	if cfg, _ := ParseConfig(map[string]string{"offset.storage.file.filename": "/o"}); cfg.ConnectorsFile != "/o.connectors.json" {
 		t.Errorf("connectors file beside /o: %s", cfg.ConnectorsFile)
+	}
+	if cfg, _ := ParseConfig(map[string]string{"bootstrap.servers": "k:9092"}); cfg.Console {
+		t.Error("the console is on by default with bootstrap.servers")
+	}
+	if cfg, _ := ParseConfig(map[string]string{"bootstrap.servers": "k:9092", "console.enable": "true"}); !cfg.Console {
+		t.Error("console.enable=true does not turn the console on")
 	}
 	if cfg, _ := ParseConfig(map[string]string{"admin.listeners": ""}); !reflect.DeepEqual(cfg.AdminListeners, s("")) {
 		t.Errorf("admin.listeners= gave %v", cfg.AdminListeners)

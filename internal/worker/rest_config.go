@@ -21,6 +21,7 @@ const (
 	keyRESTMaxRequestBytes = "rest.request.max.bytes"
 	keyRESTBodyTimeout     = "rest.request.body.timeout.ms"
 	keyRESTMaxConnections  = "rest.max.connections"
+	keyConsoleEnable       = "console.enable"
 )
 
 // parseREST reads the REST keys into c, from the props as given (p) and
@@ -41,6 +42,13 @@ func (c *Config) parseREST(p map[string]string, pc *connect.ParsedConfig) error 
 	c.RESTMaxRequestBytes = pc.Long(keyRESTMaxRequestBytes)
 	c.RESTBodyTimeout = millis(pc, keyRESTBodyTimeout)
 	c.RESTMaxConnections = int(min(pc.Long(keyRESTMaxConnections), 1<<20))
+	// The web console is on by default only on the embedded default: a
+	// worker of a real cluster shows it when asked.
+	if _, set := p[keyConsoleEnable]; set {
+		c.Console = pc.Bool(keyConsoleEnable)
+	} else {
+		c.Console = len(nonEmpty(pc.List(keyBootstrapServers))) == 0
+	}
 	return nil
 }
 
