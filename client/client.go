@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httputil"
 	"net/url"
 	"strconv"
 	"strings"
@@ -116,6 +117,30 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 
 // BaseURL is the worker URL the client talks to.
 func (c *Client) BaseURL() string { return c.base }
+
+// Proxy is a reverse proxy to the worker: each request goes to its path
+// under BaseURL, with this client's credentials and TLS settings, without
+// the browser's Origin, Referer and cookies. It is for a tool that serves
+// a page of its own talking to the worker (connectctl console), which
+// screens the requests itself.
+func (c *Client) Proxy() http.Handler {
+	target, _ := url.Parse(c.base) // New checked it
+	return &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			r.SetURL(target)
+			for _, h := range []string{"Origin", "Referer", "Cookie", "Authorization"} {
+				r.Out.Header.Del(h)
+			}
+			if c.basicAuth {
+				r.Out.SetBasicAuth(c.user, c.pass)
+			}
+			if c.userAgent != "" {
+				r.Out.Header.Set("User-Agent", c.userAgent)
+			}
+		},
+		Transport: c.hc.Transport,
+	}
+}
 
 // Error is a response outside 2xx. ErrorCode and Message come from Kafka
 // Connect's body {"error_code":N,"message":"..."}; when the body has

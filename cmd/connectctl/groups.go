@@ -432,7 +432,7 @@ func (a *app) groupsReset(cmd *cobra.Command, group string, rf *resetFlags, kf *
 			return fmt.Errorf("%s: no offsets for group %s", rf.fromFile, group)
 		}
 	case rf.toDatetime != "":
-		t, err := parseDatetime(rf.toDatetime)
+		t, err := groupoffsets.ParseDatetime(rf.toDatetime)
 		if err != nil {
 			return err
 		}

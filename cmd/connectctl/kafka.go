@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/connectd/connectd/internal/groupoffsets"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -77,22 +77,6 @@ func (a *app) admin(kf *kafkaFlags) (*kadm.Client, func(), error) {
 	return kadm.NewClient(cl), cl.Close, nil
 }
 
-// parseDatetime reads --to-datetime: RFC 3339 with a zone, or a local
-// date and time as kafka-consumer-groups takes (2026-07-10T14:30:00[.000]).
-func parseDatetime(s string) (time.Time, error) {
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.000Z0700", "2006-01-02T15:04:05Z0700"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t, nil
-		}
-	}
-	for _, layout := range []string{"2006-01-02T15:04:05.000", "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02"} {
-		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
-			return t, nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("--to-datetime %q: want a time such as 2026-07-10T14:30:00Z (RFC 3339) or 2026-07-10T14:30:00 (local time)", s)
-}
-
 // sinkTopics are the topics a sink connector reads: its config's topics,
 // the topics matching its topics.regex, and those it has offsets for.
 func sinkTopics(ctx context.Context, adm *kadm.Client, config map[string]string, offsets []client.ConnectorOffset) ([]string, error) {
@@ -132,7 +116,7 @@ func sinkTopics(ctx context.Context, adm *kadm.Client, config map[string]string,
 // --to-datetime): Kafka's ListOffsets by timestamp, or the end offset where
 // no record is that recent.
 func (a *app) resolveDatetime(ctx context.Context, b *backend, name string, sf *setFlags, kf *kafkaFlags) ([]client.ConnectorOffset, error) {
-	at, err := parseDatetime(sf.toDatetime)
+	at, err := groupoffsets.ParseDatetime(sf.toDatetime)
 	if err != nil {
 		return nil, err
 	}

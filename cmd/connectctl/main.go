@@ -200,7 +200,7 @@ else the current context of the config file, else http://localhost:8083.`,
 		add("conn", a.lifecycleCmd(verb))
 	}
 	add("conn", a.deleteCmd())
-	add("offsets", a.offsetsCmd(), a.groupsCmd(), a.pipelineCmd())
+	add("offsets", a.offsetsCmd(), a.groupsCmd(), a.pipelineCmd(), a.consoleCmd())
 	add("worker", a.pluginsCmd(), a.loggersCmd())
 	add("setup", a.configCmd())
 	root.SetHelpCommandGroupID("setup")

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/connectd/connectd/internal/groupoffsets"
 	"maps"
 	"slices"
 	"strings"
@@ -157,7 +158,7 @@ func (a *app) committedHistory(ctx context.Context, name string, kf *kafkaFlags,
 // offset, unless compaction may have removed what it had (then the change
 // is refused, naming the earliest point known).
 func (a *app) sourceAtDatetime(ctx context.Context, b *backend, name, when string, kf *kafkaFlags) ([]client.ConnectorOffset, error) {
-	at, err := parseDatetime(when)
+	at, err := groupoffsets.ParseDatetime(when)
 	if err != nil {
 		return nil, err
 	}

@@ -435,3 +435,19 @@ func Verify(ctx context.Context, adm *kadm.Client, group string, want State, wai
 		}
 	}
 }
+
+// ParseDatetime reads a --to-datetime: RFC 3339 with a zone, or a local
+// date and time as kafka-consumer-groups takes (2026-07-10T14:30:00[.000]).
+func ParseDatetime(s string) (time.Time, error) {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.000Z0700", "2006-01-02T15:04:05Z0700"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	for _, layout := range []string{"2006-01-02T15:04:05.000", "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02"} {
+		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("--to-datetime %q: want a time such as 2026-07-10T14:30:00Z (RFC 3339) or 2026-07-10T14:30:00 (local time)", s)
+}

@@ -1,7 +1,9 @@
 package rest
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -82,6 +84,9 @@ type Options struct {
 	// Logger receives one record per request and the errors behind 500s;
 	// nil discards them.
 	Logger *slog.Logger
+	// Console, if set, serves the web console at /ui, behind the same
+	// screening as the API.
+	Console http.Handler
 }
 
 // InternalHerder is implemented by herders of a cluster, which take the
@@ -126,6 +131,15 @@ func New(h Herder, loggers *logging.Registry, opts Options) http.Handler {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	s.routes(opts.AdminEnabled && loggers != nil)
+	if opts.Console != nil {
+		// The body was read by the screening: the console reads it again.
+		console := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			r.Body = io.NopCloser(bytes.NewReader(requestBody(r)))
+			opts.Console.ServeHTTP(w, r)
+		})
+		s.mux.Handle("/ui", console)
+		s.mux.Handle("/ui/", console)
+	}
 	return s
 }
 

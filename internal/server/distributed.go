@@ -149,7 +149,9 @@ func StartDistributed(ctx context.Context, props map[string]string, plugins []co
 	}, groupHandler{h})
 	h.SetMember(member)
 
-	handler := rest.New(h, loggers, restOptions(cfg, loggers))
+	opts := restOptions(cfg, loggers)
+	opts.Console = consoleHandler(cfg, bootstrap, brokerDial(s.Broker))
+	handler := rest.New(h, loggers, opts)
 	s.servers = serveREST(lns, handler, log)
 	log.Info("advertised REST URL", "url", url)
 	runCtx, cancel := context.WithCancel(context.Background())

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/connectd/connectd/internal/console"
 	"log/slog"
 	"net"
 	"net/http"
@@ -104,7 +105,9 @@ func StartStandalone(ctx context.Context, props map[string]string, connectors []
 		WorkerID: workerID(cfg, s.RESTAddr), ClusterID: clusterID, Commit: Commit, Log: log,
 		Dial: brokerDial(s.Broker), Plugins: set,
 	})
-	handler := rest.New(s.Herder, loggers, restOptions(cfg, loggers))
+	opts := restOptions(cfg, loggers)
+	opts.Console = consoleHandler(cfg, bootstrap, brokerDial(s.Broker))
+	handler := rest.New(s.Herder, loggers, opts)
 	s.servers = serveREST(lns, handler, log)
 	if err := s.Herder.Start(ctx, connectors); err != nil {
 		return fail(err)
@@ -138,22 +141,42 @@ func brokerDial(b *embedded.Broker) kafkasec.DialFunc {
 }
 
 func lookupClusterID(ctx context.Context, bootstrap []string, props map[string]string, dial kafkasec.DialFunc) (string, error) {
-	security, err := kafkasec.ConnOptions(props, dial)
+	adm, closeAdm, err := kafkaAdmin(bootstrap, props, dial)
 	if err != nil {
 		return "", err
 	}
-	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(bootstrap...)}, security...)...)
-	if err != nil {
-		return "", err
-	}
-	defer cl.Close()
+	defer closeAdm()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	md, err := kadm.NewClient(cl).BrokerMetadata(ctx)
+	md, err := adm.BrokerMetadata(ctx)
 	if err != nil {
 		return "", fmt.Errorf("looking up the Kafka cluster id at %s: %w", strings.Join(bootstrap, ","), err)
 	}
 	return md.Cluster, nil
+}
+
+// kafkaAdmin is an admin client of the worker's Kafka cluster, reached
+// with the worker's security settings, and the function that closes it.
+func kafkaAdmin(bootstrap []string, props map[string]string, dial kafkasec.DialFunc) (*kadm.Client, func(), error) {
+	security, err := kafkasec.ConnOptions(props, dial)
+	if err != nil {
+		return nil, nil, err
+	}
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(bootstrap...)}, security...)...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return kadm.NewClient(cl), cl.Close, nil
+}
+
+// consoleHandler is the web console when the worker serves it, else nil.
+func consoleHandler(cfg *worker.Config, bootstrap []string, dial kafkasec.DialFunc) http.Handler {
+	if !cfg.Console {
+		return nil
+	}
+	return console.New(console.Options{Admin: func() (*kadm.Client, func(), error) {
+		return kafkaAdmin(bootstrap, cfg.Props, dial)
+	}})
 }
 
 // bindListeners binds the REST listeners the worker config names, each
