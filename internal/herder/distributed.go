@@ -827,7 +827,7 @@ func (h *Distributed) TaskConfigs(ctx context.Context, name string) ([]client.Ta
 
 // ValidateConfig answers the validate endpoint, on this worker.
 func (h *Distributed) ValidateConfig(ctx context.Context, plugin string, config map[string]string) (*client.ConfigInfos, error) {
-	infos, err := validate(h.w.Plugins(), config, h.cfg.TasksMaxPerConnector, h.cfg.TopicCreation)
+	infos, err := validate(h.w.Plugins(), h.w.Config().Providers, config, h.cfg.TasksMaxPerConnector, h.cfg.TopicCreation)
 	if err != nil {
 		return nil, err
 	}

@@ -69,7 +69,7 @@ func TestParseInitialState(t *testing.T) {
 // A config without a connector class is quoted in the 400 without its
 // passwords.
 func TestValidateQuotesNoPasswords(t *testing.T) {
-	_, err := validate(nil, map[string]string{"name": "a", "connection.url": "jdbc:postgresql://bob:s3cret@h/d", "database.password": "pw"}, 1, true)
+	_, err := validate(nil, nil, map[string]string{"name": "a", "connection.url": "jdbc:postgresql://bob:s3cret@h/d", "database.password": "pw"}, 1, true)
 	want := "Connector config {database.password=[hidden], name=a, connection.url=jdbc:postgresql://bob:[hidden]@h/d} contains no connector type"
 	if he, ok := err.(*Error); !ok || he.Status != 400 || he.Message != want {
 		t.Fatalf("%v, want a 400 with %s", err, want)

@@ -361,11 +361,11 @@ func (h *Standalone) TaskConfigs(ctx context.Context, name string) ([]client.Tas
 
 // ValidateConfig answers PUT /connector-plugins/{plugin}/config/validate.
 func (h *Standalone) ValidateConfig(ctx context.Context, plugin string, config map[string]string) (*client.ConfigInfos, error) {
-	return validate(h.w.Plugins(), config, h.w.Config().TasksMaxPerConnector, h.w.Config().TopicCreation)
+	return validate(h.w.Plugins(), h.w.Config().Providers, config, h.w.Config().TasksMaxPerConnector, h.w.Config().TopicCreation)
 }
 
 func (h *Standalone) validateForWrite(config map[string]string) error {
-	infos, err := validate(h.w.Plugins(), config, h.w.Config().TasksMaxPerConnector, h.w.Config().TopicCreation)
+	infos, err := validate(h.w.Plugins(), h.w.Config().Providers, config, h.w.Config().TasksMaxPerConnector, h.w.Config().TopicCreation)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package herder
 
 import (
 	"fmt"
+	"github.com/connectd/connectd/internal/configprovider"
 	"maps"
 	"regexp"
 	"slices"
@@ -117,7 +118,13 @@ func javaMapString(m map[string]string) string {
 // in plugins, and returns the client.ConfigInfos the validate endpoint shows.
 // With topicCreation (the worker's topic.creation.enable), a source's
 // topic.creation.<group>.* keys are checked too, as its tasks will read them.
-func validate(plugins *connect.PluginSet, config map[string]string, tasksLimit int, topicCreation bool) (*client.ConfigInfos, error) {
+//
+// Config provider placeholders are resolved with providers first, as
+// Kafka's validation does; a value from a provider is shown as its
+// placeholder, and a placeholder that does not resolve is an error of its
+// key.
+func validate(plugins *connect.PluginSet, providers *configprovider.Resolver, raw map[string]string, tasksLimit int, topicCreation bool) (*client.ConfigInfos, error) {
+	config, fromProviders, resolveErrs := providers.ResolveAll(raw)
 	class, ok := config["connector.class"]
 	if !ok {
 		return nil, BadRequest("Connector config %s contains no connector type", javaMapString(config))
@@ -136,9 +143,17 @@ func validate(plugins *connect.PluginSet, config map[string]string, tasksLimit i
 		val := &client.ConfigValueInfo{Name: v.Name, RecommendedValues: nonNil(v.Recommended), Errors: nonNil(v.Errors), Visible: v.Visible}
 		val.Value = connect.FormatValue(v.Value)
 		if !k.Required || v.Value != nil {
-			if raw, ok := config[k.Name]; ok && len(v.Errors) > 0 {
-				val.Value = &raw
+			if given, ok := raw[k.Name]; ok && len(v.Errors) > 0 {
+				val.Value = &given
 			}
+		}
+		if fromProviders[k.Name] {
+			given := raw[k.Name]
+			val.Value = &given
+		}
+		if err := resolveErrs[k.Name]; err != nil {
+			val.Errors = append(val.Errors, err.Error())
+			delete(resolveErrs, k.Name)
 		}
 		infos.ErrorCount += len(val.Errors)
 		infos.Configs = append(infos.Configs, client.ConfigInfo{Definition: &def, Value: val})
@@ -178,16 +193,20 @@ func validate(plugins *connect.PluginSet, config map[string]string, tasksLimit i
 		v.Errors = append(v.Errors, extra[v.Name]...)
 		add(own.Key(v.Name), v)
 	}
+	// A placeholder that does not resolve in a key no definition has.
+	for _, name := range slices.Sorted(maps.Keys(resolveErrs)) {
+		extra[name] = append(extra[name], resolveErrs[name].Error())
+	}
 	// Errors the connector names for keys its definition lacks are
 	// listed without a definition, as AbstractHerder.generateResult does.
 	for _, name := range slices.Sorted(maps.Keys(extra)) {
 		if own.Key(name) != nil || base.Key(name) != nil || len(extra[name]) == 0 {
 			continue
 		}
-		raw, ok := config[name]
+		given, ok := raw[name]
 		val := &client.ConfigValueInfo{Name: name, RecommendedValues: []string{}, Errors: extra[name], Visible: true}
 		if ok {
-			val.Value = &raw
+			val.Value = &given
 		}
 		infos.ErrorCount += len(val.Errors)
 		infos.Configs = append(infos.Configs, client.ConfigInfo{Value: val})

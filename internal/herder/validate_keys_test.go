@@ -34,7 +34,7 @@ func TestValidateUndefinedKeysAndTopicCreation(t *testing.T) {
 		"column.mask.with.5.chars":          "public.t.c",
 		"topic.creation.default.partitions": "0",
 	}
-	infos, err := validate(plugins, config, 1, true)
+	infos, err := validate(plugins, nil, config, 1, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestValidateUndefinedKeysAndTopicCreation(t *testing.T) {
 	}
 
 	// topic.creation.enable=false: the worker does not read them.
-	infos, err = validate(plugins, config, 1, false)
+	infos, err = validate(plugins, nil, config, 1, false)
 	if err != nil {
 		t.Fatal(err)
 	}

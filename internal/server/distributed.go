@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"github.com/connectd/connectd/internal/configprovider"
 	"log/slog"
 	"net/http"
 	"os"
@@ -44,10 +45,16 @@ type Distributed struct {
 func StartDistributed(ctx context.Context, props map[string]string, plugins []connect.Plugin, loggers *logging.Registry) (*Distributed, error) {
 	// Before parsing, so that a typo that makes the config fail is named.
 	worker.LogUnknownKeys(loggers.Logger(worker.ConfigLogger), props, worker.Distributed)
+	// The worker runs with what its placeholders resolve to (KIP-421).
+	props, providers, err := configprovider.ResolveWorker(props)
+	if err != nil {
+		return nil, err
+	}
 	cfg, err := worker.ParseConfig(props)
 	if err != nil {
 		return nil, err
 	}
+	cfg.Providers = providers
 	dcfg, err := worker.ParseDistributedConfig(props)
 	if err != nil {
 		return nil, err

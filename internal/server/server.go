@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/connectd/connectd/internal/configprovider"
 	"github.com/connectd/connectd/internal/console"
 	"log/slog"
 	"net"
@@ -49,10 +50,16 @@ type Standalone struct {
 func StartStandalone(ctx context.Context, props map[string]string, connectors []herder.StoredConnector, plugins []connect.Plugin, loggers *logging.Registry) (*Standalone, error) {
 	// Before parsing, so that a typo that makes the config fail is named.
 	worker.LogUnknownKeys(loggers.Logger(worker.ConfigLogger), props, worker.Standalone)
+	// The worker runs with what its placeholders resolve to (KIP-421).
+	props, providers, err := configprovider.ResolveWorker(props)
+	if err != nil {
+		return nil, err
+	}
 	cfg, err := worker.ParseConfig(props)
 	if err != nil {
 		return nil, err
 	}
+	cfg.Providers = providers
 	set, err := connect.NewPluginSet(plugins...)
 	if err != nil {
 		return nil, err

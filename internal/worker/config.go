@@ -2,6 +2,7 @@ package worker
 
 import (
 	"fmt"
+	"github.com/connectd/connectd/internal/configprovider"
 	"maps"
 	"strings"
 	"time"
@@ -46,6 +47,9 @@ type Config struct {
 	RESTMaxConnections  int
 	// Console serves the web console at /ui (console.enable).
 	Console bool
+	// Providers resolve the placeholders of connectors' configs (the
+	// worker's config.providers); nil: none are configured.
+	Providers *configprovider.Resolver
 	// TasksMaxPerConnector (tasks.max.per.connector) bounds the tasks one
 	// connector may run, which Kafka Connect does not: each task holds a
 	// Kafka client (about ten goroutines) and whatever its plugin opens (a

@@ -95,6 +95,8 @@ var commonDef = connect.NewConfigDef().
 		Doc: "connectd's own: how long after its headers a request's body must have arrived; later is a 408. Unset: 30000."}).
 	Define(connect.ConfigKey{Name: keyRESTMaxConnections, Type: connect.ConfigLong, Validator: atLeastOneOrUnset, Importance: connect.Low,
 		Doc: "connectd's own: the connections each REST listener holds at most. Unset: 64."}).
+	Define(connect.ConfigKey{Name: "config.providers", Type: connect.ConfigList, Default: "", Importance: connect.Low,
+		Doc: "Names of the config providers whose ${name:[path:]key} placeholders the worker's and connectors' configs may hold; each needs config.providers.<name>.class."}).
 	Define(connect.ConfigKey{Name: keyConsoleEnable, Type: connect.ConfigBoolean, Importance: connect.Low,
 		Doc: "connectd's own: serve the web console at /ui on the REST listeners. Unset: on when the worker runs the embedded broker, off with bootstrap.servers."}).
 	Define(connect.ConfigKey{Name: "admin.listeners", Type: connect.ConfigList, Importance: connect.Low,
@@ -217,7 +219,6 @@ const (
 var unusedKeys = []unusedKey{
 	{"plugin.path", Both, whyPluginPath},
 	{"plugin.discovery", Both, whyPluginPath},
-	{"config.providers", Both, "connectd does not resolve config providers yet: ${provider:path:key} placeholders stay as written"},
 	{"client.id", Both, "connectd names its internal clients itself"},
 	{"client.dns.lookup", Both, "franz-go tries every address of a broker's name, as Kafka's default use_all_dns_ips does"},
 	{"metrics.sample.window.ms", Both, whyMetrics},
@@ -289,7 +290,7 @@ var keyFamilies = []keyFamily{
 	{"value.converter.", Both, "Settings of the worker's value.converter.", ""},
 	{"listeners.https.", Both, "Refused: connectd serves no HTTPS listener yet.", ""},
 	{"header.converter.", Both, "Settings of the worker's header.converter.", ""},
-	{"config.providers.", Both, "Config providers' classes and parameters.", "connectd does not resolve config providers yet"},
+	{"config.providers.", Both, "Config providers' classes (FileConfigProvider, DirectoryConfigProvider, EnvVarConfigProvider) and parameters (.param.allowed.paths, .param.allowlist.pattern).", ""},
 	{"metrics.context.", Both, "Metrics context labels.", whyMetrics},
 	{"config.storage.", Distributed, "Settings of the config topic when the worker creates it.", ""},
 	{"offset.storage.", Distributed, "Settings of the offsets topic when the worker creates it.", ""},

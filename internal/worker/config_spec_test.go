@@ -27,6 +27,7 @@ func TestWorkerSpec(t *testing.T) {
 		{"rest.max.connections", "10", 0, func(c *Config) any { return c.RESTMaxConnections }},
 		{"admin.listeners", "", (*string)(nil), func(c *Config) any { return c.AdminListeners }},
 		{"console.enable", "false", true, func(c *Config) any { return c.Console }}, // on by default with the embedded broker
+		{"config.providers", "", nil, nil}, // read by configprovider before the worker's config is parsed
 		{"rest.extension.classes", "", nil, nil},
 		{"access.control.allow.origin", "", nil, nil},
 		{"access.control.allow.methods", "", nil, nil},

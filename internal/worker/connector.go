@@ -2,6 +2,7 @@ package worker
 
 import (
 	"fmt"
+	"github.com/connectd/connectd/internal/configprovider"
 	"maps"
 	"strconv"
 
@@ -14,6 +15,9 @@ type Connector struct {
 	Plugin connect.Plugin
 	conn   connect.Connector
 	w      *Worker
+	// raw is the config as stored (with its placeholders), resolved what
+	// the connector was started with.
+	raw, resolved map[string]string
 }
 
 type connectorContext struct {
@@ -27,17 +31,32 @@ func (c connectorContext) RaiseError(err error)        { c.fail(err) }
 // StartConnector instantiates and starts a connector. reconfigure and fail
 // are called from the connector's own goroutines when it asks for new task
 // configs or raises an error.
+// The config's placeholders are resolved here, with the worker's config
+// providers: the connector sees the values, what is stored keeps them.
 func (w *Worker) StartConnector(name string, config map[string]string, reconfigure func(), fail func(error)) (*Connector, error) {
-	conn, p, err := Instantiate(w.plugins, config["connector.class"])
+	resolved, err := w.resolve(config)
+	if err != nil {
+		return nil, err
+	}
+	conn, p, err := Instantiate(w.plugins, resolved["connector.class"])
 	if err != nil {
 		return nil, err
 	}
 	if err := safeCall(func() error {
-		return conn.Start(connectorContext{reconfigure, fail}, maps.Clone(config))
+		return conn.Start(connectorContext{reconfigure, fail}, maps.Clone(resolved))
 	}); err != nil {
 		return nil, err
 	}
-	return &Connector{Name: name, Plugin: p, conn: conn, w: w}, nil
+	return &Connector{Name: name, Plugin: p, conn: conn, w: w, raw: maps.Clone(config), resolved: resolved}, nil
+}
+
+// resolve replaces a connector config's config provider placeholders.
+func (w *Worker) resolve(config map[string]string) (map[string]string, error) {
+	resolved, _, errs := w.cfg.Providers.ResolveAll(config)
+	if err := configprovider.Error(errs); err != nil {
+		return nil, fmt.Errorf("connector %w", err)
+	}
+	return resolved, nil
 }
 
 // TaskConfigs asks the connector for at most tasks.max task configs and
@@ -45,13 +64,21 @@ func (w *Worker) StartConnector(name string, config map[string]string, reconfigu
 // task.class, and for sinks the topics or topics.regex of the connector.
 // A tasks.max above the worker's tasks.max.per.connector fails before the
 // connector is asked.
+//
+// Values the connector copied from its resolved config into a task config
+// get their placeholders back (configprovider.Hide), so that no secret is
+// stored or shown; StartTask resolves them again.
 func (c *Connector) TaskConfigs(connConfig map[string]string) ([]map[string]string, error) {
+	connConfig, err := c.w.resolve(connConfig)
+	if err != nil {
+		return nil, err
+	}
 	maxTasks := TasksMax(connConfig)
 	if maxTasks > c.w.cfg.TasksMaxPerConnector {
 		return nil, fmt.Errorf("The connector %s is configured with tasks.max=%d, more than the %d tasks this worker runs per connector (%s)", c.Name, maxTasks, c.w.cfg.TasksMaxPerConnector, TasksMaxPerConnectorConfig)
 	}
 	var cfgs []map[string]string
-	err := safeCall(func() error {
+	err = safeCall(func() error {
 		var err error
 		cfgs, err = c.conn.TaskConfigs(maxTasks)
 		return err
@@ -76,7 +103,7 @@ func (c *Connector) TaskConfigs(connConfig map[string]string) ([]map[string]stri
 				}
 			}
 		}
-		out[i] = cfg
+		out[i] = configprovider.Hide(cfg, c.raw, c.resolved)
 	}
 	return out, nil
 }

@@ -117,7 +117,15 @@ func (t *Task) fail(err error) {
 
 // StartTask starts a task of the given connector class with its task
 // config. The task reports RUNNING (or PAUSED) once its Start returned.
+// Both configs' placeholders are resolved here, as StartConnector does.
 func (w *Worker) StartTask(connector string, id int, connConfig, taskConfig map[string]string, paused bool) (*Task, error) {
+	connConfig, err := w.resolve(connConfig)
+	if err != nil {
+		return nil, err
+	}
+	if taskConfig, err = w.resolve(taskConfig); err != nil {
+		return nil, err
+	}
 	conn, p, err := Instantiate(w.plugins, connConfig["connector.class"])
 	if err != nil {
 		return nil, err

@@ -92,6 +92,9 @@ func availableConnectors(plugins *connect.PluginSet) string {
 // consumer.override.group.id says otherwise (applied in that order, as
 // Kafka Connect does).
 func (w *Worker) SinkGroupID(name string, connConfig map[string]string) string {
+	if resolved, err := w.resolve(connConfig); err == nil {
+		connConfig = resolved
+	}
 	id := "connect-" + name
 	if v, ok := w.cfg.Props["consumer.group.id"]; ok {
 		id = v
@@ -124,6 +127,10 @@ func (w *Worker) newClient(props map[string]string, extra ...kgo.Opt) (*kgo.Clie
 // Admin returns an admin client for a connector's offsets operations, and
 // the function that closes it.
 func (w *Worker) Admin(name string, connConfig map[string]string) (*kadm.Client, func(), error) {
+	connConfig, err := w.resolve(connConfig)
+	if err != nil {
+		return nil, nil, err
+	}
 	return w.admin("connector-worker-adminclient-"+name, connConfig)
 }
 

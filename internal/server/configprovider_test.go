@@ -1,0 +1,165 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/connectd/connectd/internal/builtin"
+	"github.com/connectd/connectd/internal/logging"
+	"github.com/connectd/connectd/internal/servertest"
+)
+
+// lockedBuffer collects a worker's log lines from its goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// Config providers end to end: the worker's own config and two JDBC sinks
+// take their database login from a properties file and from an
+// environment variable; rows arrive; the password appears in no REST
+// answer and in no log line; a placeholder that cannot resolve is an
+// error naming it.
+func TestConfigProvidersJdbcSink(t *testing.T) {
+	db, schema := servertest.PGSchema(t, "providers")
+	for _, table := range []string{"from_file", "from_env"} {
+		servertest.MustExec(t, db, "CREATE TABLE "+schema+"."+table+" (id BIGINT PRIMARY KEY, qty BIGINT NOT NULL)")
+	}
+	dir := t.TempDir()
+	secret := fmt.Sprintf("pw-%d-secret", time.Now().UnixNano())
+	secrets := filepath.Join(dir, "secrets.properties")
+	if err := os.WriteFile(secrets, []byte("user=postgres\npassword="+secret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CONNECTD_TEST_PG_PASSWORD", secret)
+	t.Setenv("CONNECTD_TEST_HOST", "host-from-env")
+	t.Setenv("CONNECTD_TEST_HIDDEN", "not allowed")
+
+	logs := &lockedBuffer{}
+	props := map[string]string{
+		"listeners":                    "http://127.0.0.1:0",
+		"embedded.kafka.listeners":     "127.0.0.1:0",
+		"embedded.kafka.data.dir":      filepath.Join(dir, "kafka"),
+		"offset.storage.file.filename": filepath.Join(dir, "connect.offsets"),
+		// KIP-421: the worker's own config.
+		"offset.flush.interval.ms":                     "100",
+		"rest.advertised.host.name":                    "${env:CONNECTD_TEST_HOST}",
+		"value.converter":                              "org.apache.kafka.connect.json.JsonConverter",
+		"config.providers":                             "file,env",
+		"config.providers.file.class":                  "org.apache.kafka.common.config.provider.FileConfigProvider",
+		"config.providers.file.param.allowed.paths":    dir,
+		"config.providers.env.class":                   "org.apache.kafka.common.config.provider.EnvVarConfigProvider",
+		"config.providers.env.param.allowlist.pattern": "CONNECTD_TEST_(PG|HOST).*",
+	}
+	s, err := StartStandalone(context.Background(), props, nil, builtin.Plugins(), logging.NewRegistry(logs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &testWorker{t: t, s: s, dir: dir, props: props}
+	t.Cleanup(w.close)
+
+	var values []string
+	for i := range 3 {
+		values = append(values, fmt.Sprintf(`{"schema":{"type":"struct","fields":[{"type":"int64","optional":false,"field":"id"},{"type":"int64","optional":false,"field":"qty"}],"optional":false,"name":"order"},"payload":{"id":%d,"qty":%d}}`, i+1, 10*(i+1)))
+	}
+	produceValues(t, w, "orders-in", values...)
+	sink := func(name, table, user, password string) string {
+		return jsonString(map[string]any{"name": name, "config": map[string]string{
+			"connector.class":     "io.confluent.connect.jdbc.JdbcSinkConnector",
+			"connection.url":      "jdbc:postgresql://127.0.0.1:5432/test",
+			"connection.user":     user,
+			"connection.password": password,
+			"key.converter":       "org.apache.kafka.connect.storage.StringConverter",
+			"topics":              "orders-in",
+			"table.name.format":   schema + "." + table,
+			"pk.mode":             "record_value",
+			"pk.fields":           "id",
+		}})
+	}
+	fromFile := "${file:" + secrets + ":password}"
+	w.must(201, "POST", "/connectors", sink("sink-file", "from_file", "${file:"+secrets+":user}", fromFile))
+	w.must(201, "POST", "/connectors", sink("sink-env", "from_env", "postgres", "${env:CONNECTD_TEST_PG_PASSWORD}"))
+	for _, table := range []string{"from_file", "from_env"} {
+		eventually(t, "3 rows in "+table, func() bool {
+			var n int
+			return db.QueryRow("SELECT count(*) FROM "+schema+"."+table).Scan(&n) == nil && n == 3
+		})
+	}
+
+	// Every answer about them shows the placeholders, never the password.
+	var answers []string
+	for _, path := range []string{"/connectors?expand=info&expand=status", "/connectors/sink-file", "/connectors/sink-file/config",
+		"/connectors/sink-file/tasks", "/connectors/sink-file/status", "/connectors/sink-env/tasks", "/connectors/sink-env/tasks/0/status"} {
+		answers = append(answers, w.must(200, "GET", path, ""))
+	}
+	if !strings.Contains(answers[2], `"connection.password":"${file:`+secrets+`:password}"`) {
+		t.Errorf("GET /config does not show the placeholder: %s", answers[2])
+	}
+	if !strings.Contains(answers[4], `"worker_id":"host-from-env:`) {
+		t.Errorf("the worker's rest.advertised.host.name from the environment: %s", answers[4])
+	}
+	if !strings.Contains(answers[5], "${env:CONNECTD_TEST_PG_PASSWORD}") {
+		t.Errorf("GET /tasks does not show the placeholder: %s", answers[5])
+	}
+	validate := func(password string) string {
+		return w.must(200, "PUT", "/connector-plugins/io.confluent.connect.jdbc.JdbcSinkConnector/config/validate", jsonString(map[string]string{
+			"connector.class": "io.confluent.connect.jdbc.JdbcSinkConnector", "name": "v", "topics": "orders-in",
+			"connection.url": "jdbc:postgresql://127.0.0.1:5432/test", "connection.user": "postgres", "connection.password": password,
+		}))
+	}
+	answers = append(answers, validate(fromFile))
+	if !strings.Contains(answers[len(answers)-1], `"error_count":0`) {
+		t.Errorf("validate with a placeholder that resolves: %s", answers[len(answers)-1])
+	}
+	// A placeholder that cannot resolve is an error of its key.
+	for password, want := range map[string]string{
+		"${vault:db:password}":           "names config provider vault, which the worker does not configure",
+		"${env:CONNECTD_TEST_PG_NOPE}":   "environment variable CONNECTD_TEST_PG_NOPE is not set",
+		"${env:CONNECTD_TEST_HIDDEN}":    "environment variable CONNECTD_TEST_HIDDEN is not allowed by allowlist.pattern",
+		"${file:" + secrets + ":nope}":   secrets + " has no key nope",
+		"${file:/etc/hostname:password}": "path /etc/hostname is not in allowed.paths",
+	} {
+		body := validate(password)
+		if !strings.Contains(body, `"error_count":1`) || !strings.Contains(body, want) {
+			t.Errorf("validate %s: %s\nwant an error with %q", password, body, want)
+		}
+		answers = append(answers, body)
+	}
+	code, body := w.do("POST", "/connectors", sink("sink-bad", "from_env", "postgres", "${env:CONNECTD_TEST_PG_NOPE}"))
+	if code != 400 || !strings.Contains(body, "CONNECTD_TEST_PG_NOPE is not set") {
+		t.Errorf("creating a connector whose placeholder does not resolve: %d %s", code, body)
+	}
+	for i, a := range answers {
+		if strings.Contains(a, secret) {
+			t.Errorf("answer %d shows the password: %s", i, a)
+		}
+	}
+	w.close()
+	for _, line := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(line, secret) {
+			t.Errorf("a log line shows the password: %s", line)
+		}
+	}
+	if !strings.Contains(logs.String(), "sink-file") {
+		t.Errorf("the logs say nothing of the connectors:\n%.2000s", logs.String())
+	}
+}
