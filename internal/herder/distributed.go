@@ -233,6 +233,9 @@ func NewDistributed(cfg *worker.Config, dcfg *worker.DistributedConfig, bootstra
 // SetMember attaches the group membership.
 func (h *Distributed) SetMember(m Member) { h.member = m }
 
+// Worker is the worker the herder runs connectors on.
+func (h *Distributed) Worker() *worker.Worker { return h.w }
+
 // WorkerID is the host:port this worker reports in statuses.
 func (h *Distributed) WorkerID() string { return h.workerID }
 

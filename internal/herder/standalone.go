@@ -75,6 +75,9 @@ func NewStandalone(cfg *worker.Config, bootstrap []string, offsets *storage.File
 	return h
 }
 
+// Worker is the worker the herder runs connectors on.
+func (h *Standalone) Worker() *worker.Worker { return h.w }
+
 // Start runs the connectors kept in the connectors file, then those given
 // on the command line (created, or updated when they exist), and marks
 // the worker ready.

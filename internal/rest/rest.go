@@ -87,6 +87,8 @@ type Options struct {
 	// Console, if set, serves the web console at /ui, behind the same
 	// screening as the API.
 	Console http.Handler
+	// Metrics, if set, serves GET /metrics.
+	Metrics http.Handler
 }
 
 // InternalHerder is implemented by herders of a cluster, which take the
@@ -131,6 +133,9 @@ func New(h Herder, loggers *logging.Registry, opts Options) http.Handler {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	s.routes(opts.AdminEnabled && loggers != nil)
+	if opts.Metrics != nil {
+		s.mux.Handle("GET /metrics", opts.Metrics)
+	}
 	if opts.Console != nil {
 		// The body was read by the screening: the console reads it again.
 		console := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -238,7 +243,13 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !sw.wroteHeader {
 			status = http.StatusOK // what net/http sends for a handler that writes nothing
 		}
-		s.log.Info("request", "method", r.Method, "uri", r.URL.RequestURI(), "status", status, "bytes", sw.bytes, "duration_ms", time.Since(start).Milliseconds())
+		// Probes and scrapes come every few seconds: their lines are
+		// DEBUG, unless they fail.
+		level := slog.LevelInfo
+		if r.Method == http.MethodGet && (r.URL.Path == "/health" || r.URL.Path == "/metrics") && status < 500 {
+			level = slog.LevelDebug
+		}
+		s.log.Log(r.Context(), level, "request", "method", r.Method, "uri", r.URL.RequestURI(), "status", status, "bytes", sw.bytes, "duration_ms", time.Since(start).Milliseconds())
 	}()
 	// Until the body is read, the connection has bodyTime to deliver
 	// it; so has whatever the server discards of a body left unread.

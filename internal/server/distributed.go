@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/connectd/connectd/internal/configprovider"
+	"github.com/connectd/connectd/internal/metrics"
 	"log/slog"
 	"net/http"
 	"os"
@@ -158,6 +159,7 @@ func StartDistributed(ctx context.Context, props map[string]string, plugins []co
 
 	opts := restOptions(cfg, loggers)
 	opts.Console = consoleHandler(cfg, bootstrap, brokerDial(s.Broker))
+	opts.Metrics = metrics.Handler(metrics.Source{Herder: h, Worker: h.Worker(), WorkerID: h.WorkerID(), Rebalancing: member.Rebalancing})
 	handler := rest.New(h, loggers, opts)
 	s.servers = serveREST(lns, handler, log)
 	log.Info("advertised REST URL", "url", url)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"github.com/connectd/connectd/internal/configprovider"
 	"github.com/connectd/connectd/internal/console"
+	"github.com/connectd/connectd/internal/metrics"
 	"log/slog"
 	"net"
 	"net/http"
@@ -114,6 +115,7 @@ func StartStandalone(ctx context.Context, props map[string]string, connectors []
 	})
 	opts := restOptions(cfg, loggers)
 	opts.Console = consoleHandler(cfg, bootstrap, brokerDial(s.Broker))
+	opts.Metrics = metrics.Handler(metrics.Source{Herder: s.Herder, Worker: s.Herder.Worker()})
 	handler := rest.New(s.Herder, loggers, opts)
 	s.servers = serveREST(lns, handler, log)
 	if err := s.Herder.Start(ctx, connectors); err != nil {

@@ -34,6 +34,17 @@ func (c connectorContext) RaiseError(err error)        { c.fail(err) }
 // The config's placeholders are resolved here, with the worker's config
 // providers: the connector sees the values, what is stored keeps them.
 func (w *Worker) StartConnector(name string, config map[string]string, reconfigure func(), fail func(error)) (*Connector, error) {
+	w.startups.ConnectorAttempts.Add(1)
+	c, err := w.startConnector(name, config, reconfigure, fail)
+	if err != nil {
+		w.startups.ConnectorFailures.Add(1)
+		return nil, err
+	}
+	w.startups.ConnectorSuccesses.Add(1)
+	return c, nil
+}
+
+func (w *Worker) startConnector(name string, config map[string]string, reconfigure func(), fail func(error)) (*Connector, error) {
 	resolved, err := w.resolve(config)
 	if err != nil {
 		return nil, err

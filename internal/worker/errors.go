@@ -51,11 +51,12 @@ type errorHandler struct {
 	logRecords   bool
 	log          *slog.Logger
 	dlq          *deadLetterQueue // a sink's, if it has one
+	m            *TaskMetrics
 }
 
 // newErrorHandler reads the errors.* keys of a connector config, which
 // validation has checked.
-func newErrorHandler(log *slog.Logger, connector string, id int, config map[string]string) *errorHandler {
+func newErrorHandler(log *slog.Logger, connector string, id int, config map[string]string, m *TaskMetrics) *errorHandler {
 	millis := func(key string, def time.Duration) time.Duration {
 		if v, err := connect.ParseValue(key, connect.ConfigLong, config[key]); err == nil {
 			return time.Duration(v.(int64)) * time.Millisecond
@@ -68,6 +69,7 @@ func newErrorHandler(log *slog.Logger, connector string, id int, config map[stri
 		tolerateAll:  strings.EqualFold(strings.TrimSpace(config["errors.tolerance"]), "all"),
 		retryTimeout: millis("errors.retry.timeout", 0),
 		maxDelay:     millis("errors.retry.delay.max.ms", time.Minute),
+		m:            m,
 	}
 	h.logErrors = parseBool(config["errors.log.enable"])
 	h.logRecords = parseBool(config["errors.log.include.messages"])
@@ -123,7 +125,13 @@ const retryDelayMin = 300 * time.Millisecond
 // several goroutines at once.
 func (h *errorHandler) tolerate(err error, consumed *kgo.Record, source *connect.SourceRecord) (bool, error) {
 	stage, class := stageOf(err)
+	h.m.RecordFailures.Add(1)
+	h.m.RecordErrors.Add(1)
+	if h.tolerateAll {
+		h.m.RecordsSkipped.Add(1)
+	}
 	if h.logErrors {
+		h.m.ErrorsLogged.Add(1)
 		msg := fmt.Sprintf("Error encountered in task %s. Executing stage '%s' with class '%s'", h.task, stage, class)
 		if h.logRecords {
 			switch {
@@ -140,6 +148,7 @@ func (h *errorHandler) tolerate(err error, consumed *kgo.Record, source *connect
 	// Reported whatever the tolerance, as Kafka does: with none, the
 	// record that failed the task is in the queue all the same.
 	if h.dlq != nil && consumed != nil {
+		h.m.DLQRequests.Add(1)
 		h.dlq.report(consumed, stage, class, err)
 	}
 	return h.tolerateAll, nil

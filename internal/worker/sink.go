@@ -100,7 +100,7 @@ func (w *Worker) newSinkTask(t *Task, task connect.SinkTask, connConfig, taskCon
 	}
 	st := &sinkTask{
 		Task: t, task: task, config: taskConfig, keyConv: kc, valueConv: vc, keyClass: kclass, valueClass: vclass, headerConv: hc, headerClass: hclass,
-		chain: ch, errs: newErrorHandler(w.log, t.Connector, t.ID, connConfig), dlq: dlq, connConfig: connConfig,
+		chain: ch, errs: newErrorHandler(w.log, t.Connector, t.ID, connConfig, &t.Metrics), dlq: dlq, connConfig: connConfig,
 		current: map[connect.TopicPartition]int64{}, committed: map[connect.TopicPartition]int64{}, logEnd: map[connect.TopicPartition]int64{},
 		topicSeen: map[string]bool{}, assignment: map[connect.TopicPartition]bool{}, rewinds: map[connect.TopicPartition]int64{},
 	}
@@ -337,6 +337,7 @@ func (s *sinkTask) loop(ctx context.Context) error {
 		if err := s.fetchError(fetches); err != nil {
 			return fail(err)
 		}
+		s.Metrics.Read.Add(int64(fetches.NumRecords()))
 		recs, next, err := s.convert(fetches)
 		if err != nil {
 			return fail(err)
@@ -375,6 +376,9 @@ func (s *sinkTask) loop(ctx context.Context) error {
 				err := safeCall(func() error { return s.task.Put(recs) })
 				if err == nil {
 					err = s.takePutError()
+				}
+				if err == nil {
+					s.Metrics.Sent.Add(int64(len(recs)))
 				}
 				s.mu.Unlock()
 				putting <- err
@@ -692,7 +696,8 @@ func (s *sinkTask) toConnect(r *kgo.Record) (connect.SinkRecord, error) {
 // commitLocked asks the task which offsets are durable (PreCommit, or
 // Flush of everything put) and commits them to the consumer group. The
 // caller holds s.mu.
-func (s *sinkTask) commitLocked(ctx context.Context) error {
+func (s *sinkTask) commitLocked(ctx context.Context) (err error) {
+	defer func() { s.countCommit(err) }()
 	offsets := map[connect.TopicPartition]int64{}
 	for tp, off := range s.current {
 		offsets[tp] = off

@@ -85,7 +85,7 @@ func (w *Worker) newSourceTask(t *Task, task connect.SourceTask, connConfig, tas
 	st := &sourceTask{
 		Task: t, task: task, config: taskConfig, keyConv: kc, valueConv: vc, keyClass: kclass, valueClass: vclass, headerConv: hc, headerClass: hclass, client: cl,
 		tracker: newOffsetTracker(t.Connector), topicSeen: map[string]bool{},
-		chain: ch, errs: newErrorHandler(w.log, t.Connector, t.ID, connConfig),
+		chain: ch, errs: newErrorHandler(w.log, t.Connector, t.ID, connConfig, &t.Metrics),
 	}
 	if st.creation, err = w.newTopicCreation(t.Connector, connConfig); err != nil {
 		cl.Close()
@@ -184,6 +184,7 @@ func (s *sourceTask) loop(ctx context.Context, batches chan<- *sendBatch) error 
 			return err
 		}
 		if err == nil && len(recs) > 0 {
+			s.Metrics.Polled.Add(int64(len(recs)))
 			// Records polled while stopping are still sent: the task
 			// has moved past them.
 			b, err := s.prepare(ctx, recs)
@@ -398,6 +399,9 @@ func (s *sourceTask) send(b *sendBatch) {
 			s.cancel()
 			return
 		}
+		if err == nil {
+			s.Metrics.Written.Add(1)
+		}
 		if ack.outstanding.Add(-1) == 0 {
 			// Kafka acknowledged every record of the blocks, and franz-go
 			// uses none of them after its promise: the next batch can.
@@ -597,7 +601,8 @@ func (s *sourceTask) commitRecord(rec *connect.SourceRecord, r *kgo.Record) {
 
 // commit writes the newest acknowledged offset of every source partition
 // to the offset store.
-func (s *sourceTask) commit() error {
+func (s *sourceTask) commit() (err error) {
+	defer func() { s.countCommit(err) }()
 	entries := s.tracker.takeCommittable()
 	if len(entries) == 0 {
 		return nil

@@ -14,6 +14,9 @@ import (
 type Task struct {
 	Connector string
 	ID        int
+	// Metrics are the task's counters.
+	Metrics TaskMetrics
+	typ     string // source or sink
 
 	w      *Worker
 	cancel context.CancelFunc
@@ -83,6 +86,7 @@ func (t *Task) waitWhilePaused(ctx context.Context, beforeWait func()) bool {
 // It reports whether the task finished in time; a task that did not is
 // abandoned, as Kafka Connect abandons it.
 func (t *Task) Stop() bool {
+	t.w.registry.remove(t)
 	t.mu.Lock()
 	t.stopped = true
 	t.mu.Unlock()
@@ -119,6 +123,17 @@ func (t *Task) fail(err error) {
 // config. The task reports RUNNING (or PAUSED) once its Start returned.
 // Both configs' placeholders are resolved here, as StartConnector does.
 func (w *Worker) StartTask(connector string, id int, connConfig, taskConfig map[string]string, paused bool) (*Task, error) {
+	w.startups.TaskAttempts.Add(1)
+	t, err := w.startTask(connector, id, connConfig, taskConfig, paused)
+	if err != nil {
+		w.startups.TaskFailures.Add(1)
+		return nil, err
+	}
+	w.startups.TaskSuccesses.Add(1)
+	return t, nil
+}
+
+func (w *Worker) startTask(connector string, id int, connConfig, taskConfig map[string]string, paused bool) (*Task, error) {
 	connConfig, err := w.resolve(connConfig)
 	if err != nil {
 		return nil, err
@@ -138,12 +153,16 @@ func (w *Worker) StartTask(connector string, id int, connConfig, taskConfig map[
 		if err != nil {
 			return nil, err
 		}
+		t.typ = "source"
+		w.registry.add(t)
 		go st.run(ctx)
 	case connect.PluginSink:
 		st, err := w.newSinkTask(t, conn.(connect.SinkConnector).NewTask(), connConfig, taskConfig)
 		if err != nil {
 			return nil, err
 		}
+		t.typ = "sink"
+		w.registry.add(t)
 		go st.run(ctx)
 	default:
 		return nil, fmt.Errorf("%s is not a connector", p.Class)

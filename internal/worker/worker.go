@@ -40,6 +40,8 @@ type Worker struct {
 	listener  Listener
 	log       *slog.Logger
 	reserved  []string // topics the worker itself writes; see ReserveTopics
+	registry  taskRegistry
+	startups  StartupMetrics
 }
 
 // New returns a worker running the given plugins, producing to and
