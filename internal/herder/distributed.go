@@ -48,6 +48,7 @@ type Distributed struct {
 	clusterID string
 	commit    string
 	ready     atomic.Bool
+	health    healthProbe
 
 	kick chan struct{} // wakes the reconcile loop
 
@@ -208,6 +209,9 @@ type DistributedOptions struct {
 	Log       *slog.Logger
 	Dial      kafkasec.DialFunc // connects the connectors' Kafka clients; nil: the network
 	Plugins   *connect.PluginSet
+	// KafkaPing asks Kafka for its metadata, for GET /health; nil: not
+	// checked.
+	KafkaPing func(ctx context.Context) error
 }
 
 // NewDistributed returns the herder of a cluster member. The member is
@@ -216,7 +220,7 @@ type DistributedOptions struct {
 func NewDistributed(cfg *worker.Config, dcfg *worker.DistributedConfig, bootstrap []string, store ConfigStore, status StatusStore, offsets OffsetTopic, opts DistributedOptions) *Distributed {
 	h := &Distributed{
 		cfg: cfg, dcfg: dcfg, store: store, status: status, offsets: offsets, log: opts.Log,
-		url: opts.URL, clusterID: opts.ClusterID, commit: opts.Commit,
+		url: opts.URL, clusterID: opts.ClusterID, commit: opts.Commit, health: healthProbe{kafka: opts.KafkaPing},
 		kick:  make(chan struct{}, 1),
 		owned: map[string]bool{}, ownedTasks: map[client.TaskID]bool{},
 		conns: map[string]*dconn{}, tasks: map[client.TaskID]*dtask{}, regen: map[string]bool{}, regenBackoff: map[string]time.Duration{},
@@ -737,10 +741,7 @@ func (h *Distributed) ServerInfo() client.ServerInfo {
 
 // Health answers GET /health: ready once the worker joined the cluster.
 func (h *Distributed) Health(ctx context.Context) (int, client.WorkerStatus) {
-	if !h.ready.Load() {
-		return 503, client.WorkerStatus{Status: "starting", Message: "Worker is still starting up."}
-	}
-	return 200, client.WorkerStatus{Status: "healthy", Message: "Worker has completed startup and is ready to handle requests."}
+	return h.health.check(ctx, h.ready.Load(), &h.mu)
 }
 
 // Connectors lists the connectors of the cluster.

@@ -33,6 +33,7 @@ type Standalone struct {
 	clusterID string
 	commit    string
 	ready     atomic.Bool
+	health    healthProbe
 
 	configLocks configLocks
 	mu          sync.Mutex // guards conns and every change of what runs
@@ -60,6 +61,9 @@ type Options struct {
 	Log       *slog.Logger
 	Dial      kafkasec.DialFunc // connects the connectors' Kafka clients; nil: the network
 	Plugins   *connect.PluginSet
+	// KafkaPing asks Kafka for its metadata, for GET /health; nil: not
+	// checked.
+	KafkaPing func(ctx context.Context) error
 }
 
 // NewStandalone returns a herder over the given stores. Start runs the
@@ -68,6 +72,7 @@ func NewStandalone(cfg *worker.Config, bootstrap []string, offsets *storage.File
 	h := &Standalone{
 		offsets: offsets, configs: configs, log: opts.Log, workerID: opts.WorkerID,
 		clusterID: opts.ClusterID, commit: opts.Commit, conns: map[string]*connState{},
+		health: healthProbe{kafka: opts.KafkaPing},
 	}
 	h.status.init()
 	h.w = worker.New(cfg, opts.Plugins, bootstrap, opts.Dial, offsets, &h.status, opts.Log)
@@ -268,10 +273,7 @@ func (h *Standalone) ServerInfo() client.ServerInfo {
 
 // Health answers GET /health.
 func (h *Standalone) Health(ctx context.Context) (int, client.WorkerStatus) {
-	if !h.ready.Load() {
-		return 503, client.WorkerStatus{Status: "starting", Message: "Worker is still starting up."}
-	}
-	return 200, client.WorkerStatus{Status: "healthy", Message: "Worker has completed startup and is ready to handle requests."}
+	return h.health.check(ctx, h.ready.Load(), &h.mu)
 }
 
 // Connectors lists connector names.

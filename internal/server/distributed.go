@@ -142,6 +142,7 @@ func StartDistributed(ctx context.Context, props map[string]string, plugins []co
 
 	h := herder.NewDistributed(cfg, dcfg, bootstrap, configs, status, offsets, herder.DistributedOptions{
 		URL: url, ClusterID: clusterID, Commit: Commit, Log: log, Dial: brokerDial(s.Broker), Plugins: set,
+		KafkaPing: admCl.Ping,
 	})
 	listener.h = h
 	s.Herder = h

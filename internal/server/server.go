@@ -16,7 +16,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/connectd/connectd/connect"
@@ -40,8 +39,9 @@ type Standalone struct {
 	Broker   *embedded.Broker // nil when bootstrap.servers is set
 	RESTAddr string           // host:port of the first REST listener
 
-	log     *slog.Logger
-	servers []*http.Server
+	log      *slog.Logger
+	servers  []*http.Server
+	closeAdm func() // closes the client of the cluster id and health checks
 }
 
 // StartStandalone starts a standalone worker running plugins from its
@@ -100,7 +100,12 @@ func StartStandalone(ctx context.Context, props map[string]string, connectors []
 	if err != nil {
 		return fail(err)
 	}
-	clusterID, err := lookupClusterID(ctx, bootstrap, props, brokerDial(s.Broker))
+	cl, err := kafkaClient(bootstrap, props, brokerDial(s.Broker))
+	if err != nil {
+		return fail(err)
+	}
+	s.closeAdm = cl.Close
+	clusterID, err := clusterIDOf(ctx, kadm.NewClient(cl), bootstrap)
 	if err != nil {
 		return fail(err)
 	}
@@ -111,7 +116,7 @@ func StartStandalone(ctx context.Context, props map[string]string, connectors []
 	s.RESTAddr = lns[0].Addr().String()
 	s.Herder = herder.NewStandalone(cfg, bootstrap, offsets, configs, herder.Options{
 		WorkerID: workerID(cfg, s.RESTAddr), ClusterID: clusterID, Commit: Commit, Log: log,
-		Dial: brokerDial(s.Broker), Plugins: set,
+		Dial: brokerDial(s.Broker), Plugins: set, KafkaPing: cl.Ping,
 	})
 	opts := restOptions(cfg, loggers)
 	opts.Console = consoleHandler(cfg, bootstrap, brokerDial(s.Broker))
@@ -135,6 +140,9 @@ func (s *Standalone) Close() {
 	if s.Herder != nil {
 		s.Herder.Close()
 	}
+	if s.closeAdm != nil {
+		s.closeAdm()
+	}
 	if s.Broker != nil {
 		s.Broker.Close()
 	}
@@ -149,33 +157,14 @@ func brokerDial(b *embedded.Broker) kafkasec.DialFunc {
 	return b.Dial
 }
 
-func lookupClusterID(ctx context.Context, bootstrap []string, props map[string]string, dial kafkasec.DialFunc) (string, error) {
-	adm, closeAdm, err := kafkaAdmin(bootstrap, props, dial)
-	if err != nil {
-		return "", err
-	}
-	defer closeAdm()
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	md, err := adm.BrokerMetadata(ctx)
-	if err != nil {
-		return "", fmt.Errorf("looking up the Kafka cluster id at %s: %w", strings.Join(bootstrap, ","), err)
-	}
-	return md.Cluster, nil
-}
-
-// kafkaAdmin is an admin client of the worker's Kafka cluster, reached
-// with the worker's security settings, and the function that closes it.
-func kafkaAdmin(bootstrap []string, props map[string]string, dial kafkasec.DialFunc) (*kadm.Client, func(), error) {
+// kafkaClient is a client of the worker's Kafka cluster, reached with
+// the worker's security settings.
+func kafkaClient(bootstrap []string, props map[string]string, dial kafkasec.DialFunc) (*kgo.Client, error) {
 	security, err := kafkasec.ConnOptions(props, dial)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(bootstrap...)}, security...)...)
-	if err != nil {
-		return nil, nil, err
-	}
-	return kadm.NewClient(cl), cl.Close, nil
+	return kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(bootstrap...)}, security...)...)
 }
 
 // consoleHandler is the web console when the worker serves it, else nil.
@@ -184,7 +173,11 @@ func consoleHandler(cfg *worker.Config, bootstrap []string, dial kafkasec.DialFu
 		return nil
 	}
 	return console.New(console.Options{Admin: func() (*kadm.Client, func(), error) {
-		return kafkaAdmin(bootstrap, cfg.Props, dial)
+		cl, err := kafkaClient(bootstrap, cfg.Props, dial)
+		if err != nil {
+			return nil, nil, err
+		}
+		return kadm.NewClient(cl), cl.Close, nil
 	}})
 }
 
