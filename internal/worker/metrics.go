@@ -25,7 +25,7 @@ type TaskMetrics struct {
 // connector-startup-* and task-startup-*).
 type StartupMetrics struct {
 	ConnectorAttempts, ConnectorSuccesses, ConnectorFailures atomic.Int64
-	TaskAttempts, TaskSuccesses, TaskFailures                 atomic.Int64
+	TaskAttempts, TaskSuccesses, TaskFailures                atomic.Int64
 }
 
 // taskRegistry holds the tasks whose metrics are shown: from their start
