@@ -811,19 +811,20 @@ func tableShape(ctx context.Context, conn *pgx.Conn, schema, table string) (stri
 
 // jdbcResults holds the JDBC figures, or why they were skipped.
 type jdbcResults struct {
-	source  *jdbcSourceResult
-	sink    *jdbcSinkResult
-	smtFile *smtFileResult
-	smtSink *smtSinkResult
-	skipped string // PostgreSQL is unreachable: the reason
-	want    []string
+	source      *jdbcSourceResult
+	sink        *jdbcSinkResult
+	smtFile     *smtFileResult
+	smtSink     *smtSinkResult
+	metricsFile *metricsFileResult
+	skipped     string // PostgreSQL is unreachable: the reason
+	want        []string
 }
 
 func (j *jdbcResults) report() (rows []row, notes []string) {
 	if j == nil {
 		return nil, nil
 	}
-	for _, s := range []interface{ report() ([]row, []string) }{j.smtFile, j.smtSink} {
+	for _, s := range []interface{ report() ([]row, []string) }{j.smtFile, j.smtSink, j.metricsFile} {
 		defer func() {
 			r, n := s.report()
 			rows, notes = append(rows, r...), append(notes, n...)

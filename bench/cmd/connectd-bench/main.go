@@ -59,7 +59,7 @@ func run() (err error) {
 	var (
 		bin         = flag.String("connectd", "", "the connectd binary to measure; empty builds ./cmd/connectd (run from the repository root)")
 		work        = flag.String("work", "", "scratch directory (default: a new temporary directory, removed at the end)")
-		figures     = flag.String("figures", "throughput,startup,offsets,failover,cluster,jdbc-source,jdbc-sink,smt-file,smt-jdbc-sink", "comma-separated figures to measure")
+		figures     = flag.String("figures", "throughput,startup,offsets,failover,cluster,jdbc-source,jdbc-sink,smt-file,smt-jdbc-sink,metrics-file", "comma-separated figures to measure")
 		lines       = flag.Int("lines", 1_000_000, "throughput: lines in the source file")
 		lineBytes   = flag.Int("line-bytes", 100, "throughput: bytes per line, newline included")
 		rounds      = flag.Int("rounds", 3, "throughput: rounds (fresh worker each), best taken")
@@ -80,6 +80,7 @@ func run() (err error) {
 		smtLines    = flag.Int("smt-lines", 500_000, "smt-file: lines in the source file")
 		smtRounds   = flag.Int("smt-rounds", 3, "smt-file, smt-jdbc-sink: rounds, median taken")
 		smtRecords  = flag.Int("smt-records", 100_000, "smt-jdbc-sink: records on each topic")
+		metricLines = flag.Int("metrics-lines", 3_000_000, "metrics-file: lines in the source file (a pass should span a few scrapes)")
 	)
 	flag.StringVar(&cpuProfiles, "cpuprofiles", "", "a directory where each connectd process writes a CPU profile of its run (bench/pgo.sh)")
 	flag.Parse()
@@ -91,18 +92,18 @@ func run() (err error) {
 	want := map[string]bool{}
 	for _, f := range strings.Split(*figures, ",") {
 		switch f = strings.TrimSpace(f); f {
-		case "throughput", "startup", "offsets", "failover", "cluster", "jdbc-source", "jdbc-sink", "smt-file", "smt-jdbc-sink":
+		case "throughput", "startup", "offsets", "failover", "cluster", "jdbc-source", "jdbc-sink", "smt-file", "smt-jdbc-sink", "metrics-file":
 			want[f] = true
 		case "":
 		default:
-			return fmt.Errorf("unknown figure %q (want throughput, startup, offsets, failover, cluster, jdbc-source, jdbc-sink, smt-file, smt-jdbc-sink)", f)
+			return fmt.Errorf("unknown figure %q (want throughput, startup, offsets, failover, cluster, jdbc-source, jdbc-sink, smt-file, smt-jdbc-sink, metrics-file)", f)
 		}
 	}
 	if *failovers < 1 || *connectors < 1 || *concurrency < 1 {
 		return fmt.Errorf("-failover-runs, -cluster-connectors and -cluster-concurrency must be at least 1")
 	}
-	if *smtLines < 1 || *smtRounds < 1 || *smtRecords < 1 {
-		return fmt.Errorf("-smt-lines, -smt-rounds and -smt-records must be at least 1")
+	if *smtLines < 1 || *smtRounds < 1 || *smtRecords < 1 || *metricLines < 1 {
+		return fmt.Errorf("-smt-lines, -smt-rounds, -smt-records and -metrics-lines must be at least 1")
 	}
 	if *jdbcRows < 1 || *jdbcRuns < 1 || *sinkRecords < 1 || *sinkRuns < 1 {
 		return fmt.Errorf("-jdbc-rows, -jdbc-source-runs, -jdbc-sink-records and -jdbc-sink-runs must be at least 1")
@@ -200,15 +201,28 @@ func run() (err error) {
 		if jd == nil {
 			jd = &jdbcResults{}
 		}
-		if jd.smtFile, err = benchSmtFile(*bin, *work, *smtLines, *lineBytes, *smtRounds, *runTimeout); err != nil {
+		res, err := benchFilePair(*bin, *work, smtFilePair, *smtLines, *lineBytes, *smtRounds, *runTimeout)
+		if err != nil {
 			return err
 		}
+		jd.smtFile = &smtFileResult{*res}
 	}
 	if want["smt-jdbc-sink"] && jd.skipped == "" {
 		fmt.Fprintf(os.Stderr, "figure 9: JDBC sink fed Debezium envelopes through ExtractNewRecordState, %d records\n", *smtRecords)
 		if jd.smtSink, err = benchSmtSink(*bin, *work, *smtRecords, *smtRounds, *runTimeout); err != nil {
 			return err
 		}
+	}
+	if want["metrics-file"] {
+		fmt.Fprintf(os.Stderr, "figure 10: file source scraped every second, %d lines\n", *metricLines)
+		if jd == nil {
+			jd = &jdbcResults{}
+		}
+		res, err := benchFilePair(*bin, *work, metricsFilePair, *metricLines, *lineBytes, *smtRounds, *runTimeout)
+		if err != nil {
+			return err
+		}
+		jd.metricsFile = &metricsFileResult{*res}
 	}
 	report(os.Stdout, tp, su, off, fo, cl, jd)
 	return nil

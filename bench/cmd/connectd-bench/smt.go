@@ -13,18 +13,37 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// ---- smt-file ----
+// ---- smt-file, and the file source pairs ----
 
-// smtFileResult holds the rounds of the smt-file figure: the file source
-// with no transforms and through a chain, in lines/s.
-type smtFileResult struct {
-	lines         int
-	plain, chain  []float64
-	plainCPU, cpu []cpuUse
+// A filePair figure runs a FileStreamSource over the same file in two
+// ways, in one fresh worker per round: base and other, in alternating
+// order, each after an untimed warm-up pass of both.
+type filePair struct {
+	name        string // the figure's, in logs, topics and connector names
+	base, other fileKind
 }
 
-// smtChain is Kafka's transforms the figure runs, in order: the line
-// becomes a struct (FileStreamSource's values are strings, which the
+// fileKind is one way of running the source.
+type fileKind struct {
+	label string            // for the log: "no transforms"
+	key   string            // in topic and connector names: "plain"
+	extra map[string]string // added to the connector's config
+	// routed: the connector writes to <topic>-in, which a transform
+	// routes to <topic>.
+	routed bool
+	// during, if set, runs while the timed pass does, until ctx ends.
+	during func(ctx context.Context, p *proc)
+}
+
+// filePairResult holds a filePair figure's rounds, in lines/s.
+type filePairResult struct {
+	lines             int
+	base, other       []float64
+	baseCPU, otherCPU []cpuUse
+}
+
+// smtChain is Kafka's transforms the smt-file figure runs, in order: the
+// line becomes a struct (FileStreamSource's values are strings, which the
 // other three take only as fields), gets a static field, has its field
 // renamed, and goes to the topic RegexRouter makes of the connector's.
 func smtChain() map[string]string {
@@ -50,26 +69,33 @@ var smtConverters = map[string]string{
 	"key.converter":                  "org.apache.kafka.connect.storage.StringConverter",
 }
 
-// benchSmtFile runs the smt-file figure: rounds rounds, each on a fresh
-// worker, a FileStreamSource reading the same file into a topic once
-// without transforms and once through smtChain, in alternating order.
-func benchSmtFile(bin, work string, lines, lineBytes, rounds int, timeout time.Duration) (*smtFileResult, error) {
-	res := &smtFileResult{lines: lines}
-	path := filepath.Join(work, "smt-lines.txt")
+// smtFilePair is figure 8: the file source without transforms, and
+// through smtChain.
+var smtFilePair = filePair{
+	name:  "smt-file",
+	base:  fileKind{label: "no transforms", key: "plain"},
+	other: fileKind{label: "through 4 transforms", key: "chain", extra: smtChain(), routed: true},
+}
+
+// benchFilePair runs a filePair figure: rounds rounds over a file of
+// lines lines.
+func benchFilePair(bin, work string, pair filePair, lines, lineBytes, rounds int, timeout time.Duration) (*filePairResult, error) {
+	res := &filePairResult{lines: lines}
+	path := filepath.Join(work, pair.name+"-lines.txt")
 	if err := writeLinesFile(path, lines, lineBytes); err != nil {
 		return nil, err
 	}
 	defer os.Remove(path)
 	for r := 1; r <= rounds; r++ {
-		if err := smtFileRound(bin, work, path, r, res, timeout); err != nil {
-			return nil, fmt.Errorf("smt-file round %d: %w", r, err)
+		if err := filePairRound(bin, work, path, pair, r, res, timeout); err != nil {
+			return nil, fmt.Errorf("%s round %d: %w", pair.name, r, err)
 		}
 	}
 	return res, nil
 }
 
-func smtFileRound(bin, work, path string, r int, res *smtFileResult, timeout time.Duration) (err error) {
-	dir := filepath.Join(work, fmt.Sprintf("smt-file-%d", r))
+func filePairRound(bin, work, path string, pair filePair, r int, res *filePairResult, timeout time.Duration) (err error) {
+	dir := filepath.Join(work, fmt.Sprintf("%s-%d", pair.name, r))
 	p, cl, stop, err := readyWorker(bin, dir, map[string]string{"offset.flush.interval.ms": "1000"})
 	if err != nil {
 		return err
@@ -80,32 +106,45 @@ func smtFileRound(bin, work, path string, r int, res *smtFileResult, timeout tim
 		}
 	}()
 	adm := kadm.NewClient(cl)
-	plainTopic, chainTopic := fmt.Sprintf("smt-plain-%d", r), fmt.Sprintf("smt-chain-%d", r)
+	topic := func(k fileKind) string { return fmt.Sprintf("%s-%s-%d", pair.name, k.key, r) }
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	for _, t := range []string{plainTopic, chainTopic, plainTopic + "-warm", chainTopic + "-warm"} {
-		if _, err := adm.CreateTopic(ctx, 1, 1, nil, t); err != nil {
-			return fmt.Errorf("creating topic %s: %w", t, err)
+	for _, k := range []fileKind{pair.base, pair.other} {
+		for _, t := range []string{topic(k), topic(k) + "-warm"} {
+			if _, err := adm.CreateTopic(ctx, 1, 1, nil, t); err != nil {
+				return fmt.Errorf("creating topic %s: %w", t, err)
+			}
 		}
 	}
 	// run measures one pass of the file; with nil rates it is the
 	// round's untimed warm-up of that kind.
-	run := func(what, name, topic, outTopic string, extra map[string]string, rates *[]float64, cpus *[]cpuUse) error {
+	run := func(k fileKind, suffix string, rates *[]float64, cpus *[]cpuUse) error {
 		rctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
-		config := map[string]string{"connector.class": "FileStreamSource", "file": path, "topic": topic, "tasks.max": "1"}
-		for _, m := range []map[string]string{smtConverters, extra} {
-			for k, v := range m {
-				config[k] = v
+		name, out := topic(k)+suffix, topic(k)+suffix
+		in := out
+		if k.routed {
+			in += "-in"
+		}
+		config := map[string]string{"connector.class": "FileStreamSource", "file": path, "topic": in, "tasks.max": "1"}
+		for _, m := range []map[string]string{smtConverters, k.extra} {
+			for key, v := range m {
+				config[key] = v
 			}
 		}
 		var rate float64
 		cpu, err := measureCPU(p, func() error {
+			if k.during != nil && rates != nil {
+				dctx, stopDuring := context.WithCancel(rctx)
+				done := make(chan struct{})
+				go func() { defer close(done); k.during(dctx, p) }()
+				defer func() { stopDuring(); <-done }()
+			}
 			start := time.Now()
 			if err := postConnector(rctx, p, name, config); err != nil {
 				return err
 			}
-			done, _, err := waitEnd(rctx, adm, outTopic, int64(res.lines), watchConnector(rctx, p, name))
+			done, _, err := waitEnd(rctx, adm, out, int64(res.lines), watchConnector(rctx, p, name))
 			if err != nil {
 				return fmt.Errorf("%w; worker log:\n%s", err, p.logTail())
 			}
@@ -122,36 +161,26 @@ func smtFileRound(bin, work, path string, r int, res *smtFileResult, timeout tim
 			return nil
 		}
 		*rates, *cpus = append(*rates, rate), append(*cpus, cpu)
-		logf("smt-file round %d: %s %s lines/s (%v)", r, what, grouped(rate), cpu)
+		logf("%s round %d: %s %s lines/s (%v)", pair.name, r, k.label, grouped(rate), cpu)
 		return nil
 	}
-	plain := func() error {
-		return run("no transforms", fmt.Sprintf("smt-plain-%d", r), plainTopic, plainTopic, nil, &res.plain, &res.plainCPU)
-	}
-	chain := func() error {
-		return run("through 4 transforms", fmt.Sprintf("smt-chain-%d", r), chainTopic+"-in", chainTopic, smtChain(), &res.chain, &res.cpu)
-	}
+	base := func() error { return run(pair.base, "", &res.base, &res.baseCPU) }
+	other := func() error { return run(pair.other, "", &res.other, &res.otherCPU) }
 	// A fresh worker's first pass grows its heap, and the page faults of
 	// that growth cost more than the pass's records: each kind runs once
 	// untimed first, so that both timed runs find the worker as it is
 	// after a pass.
 	warm := func() error {
-		for _, w := range []struct {
-			name, topic, out string
-			extra            map[string]string
-		}{
-			{fmt.Sprintf("smt-plain-%d-warm", r), plainTopic + "-warm", plainTopic + "-warm", nil},
-			{fmt.Sprintf("smt-chain-%d-warm", r), chainTopic + "-warm-in", chainTopic + "-warm", smtChain()},
-		} {
-			if err := run("warm-up", w.name, w.topic, w.out, w.extra, nil, nil); err != nil {
+		for _, k := range []fileKind{pair.base, pair.other} {
+			if err := run(k, "-warm", nil, nil); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	order := []func() error{warm, plain, chain}
+	order := []func() error{warm, base, other}
 	if r%2 == 0 {
-		order = []func() error{warm, chain, plain}
+		order = []func() error{warm, other, base}
 	}
 	for _, f := range order {
 		if err := f(); err != nil {
@@ -161,21 +190,24 @@ func smtFileRound(bin, work, path string, r int, res *smtFileResult, timeout tim
 	return nil
 }
 
+// smtFileResult is figure 8's rounds.
+type smtFileResult struct{ filePairResult }
+
 func (s *smtFileResult) report() (rows []row, notes []string) {
 	if s == nil {
 		return nil, nil
 	}
-	ratio := median(s.chain) / median(s.plain)
+	ratio := median(s.other) / median(s.base)
 	rows = append(rows, row{
-		figure: fmt.Sprintf("file source through HoistField, InsertField (static), ReplaceField (rename), RegexRouter, median of %d", len(s.chain)),
-		value:  grouped(median(s.chain)) + " lines/s",
-		limit:  "no transforms, same worker: " + grouped(median(s.plain)) + " lines/s",
+		figure: fmt.Sprintf("file source through HoistField, InsertField (static), ReplaceField (rename), RegexRouter, median of %d", len(s.other)),
+		value:  grouped(median(s.other)) + " lines/s",
+		limit:  "no transforms, same worker: " + grouped(median(s.base)) + " lines/s",
 		ratio:  fmt.Sprintf("%.2f", ratio),
 		target: "ratio >= 0.80",
 		result: passMiss(ratio >= 0.8),
 	})
 	notes = append(notes, fmt.Sprintf("smt-file: %d lines, JsonConverter values without schemas; runs with transforms %s lines/s, without %s lines/s; CPU with %s; without %s",
-		s.lines, joinF(s.chain), joinF(s.plain), cpuSummary(s.cpu, s.lines), cpuSummary(s.plainCPU, s.lines)))
+		s.lines, joinF(s.other), joinF(s.base), cpuSummary(s.otherCPU, s.lines), cpuSummary(s.baseCPU, s.lines)))
 	return rows, notes
 }
 
@@ -347,5 +379,53 @@ func (s *smtSinkResult) report() (rows []row, notes []string) {
 	})
 	notes = append(notes, fmt.Sprintf("smt-jdbc-sink: JsonConverter with schemas, envelopes of %d bytes, flat rows of %d bytes; runs through ExtractNewRecordState %s rows/s, flat %s rows/s",
 		s.envelopeBytes, s.flatBytes, joinF(s.unwrapped), joinF(s.plain)))
+	return rows, notes
+}
+
+// ---- metrics-file ----
+
+// metricsFilePair is figure 10: the file source, with GET /metrics
+// scraped every second during the pass, against no scraping.
+var metricsFilePair = filePair{
+	name:  "metrics-file",
+	base:  fileKind{label: "not scraped", key: "quiet"},
+	other: fileKind{label: "scraped every second", key: "scraped", during: scrapeEverySecond},
+}
+
+// scrapeEverySecond reads the worker's /metrics every second, as
+// Prometheus scrapes a target, until ctx ends.
+func scrapeEverySecond(ctx context.Context, p *proc) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if _, err := p.must(ctx, 200, "GET", "/metrics", ""); err != nil && ctx.Err() == nil {
+			logf("metrics-file: scrape: %v", err)
+		}
+	}
+}
+
+// metricsFileResult is figure 10's rounds.
+type metricsFileResult struct{ filePairResult }
+
+func (m *metricsFileResult) report() (rows []row, notes []string) {
+	if m == nil {
+		return nil, nil
+	}
+	ratio := median(m.other) / median(m.base)
+	rows = append(rows, row{
+		figure: fmt.Sprintf("file source with GET /metrics scraped every second, median of %d", len(m.other)),
+		value:  grouped(median(m.other)) + " lines/s",
+		limit:  "not scraped, same worker: " + grouped(median(m.base)) + " lines/s",
+		ratio:  fmt.Sprintf("%.2f", ratio),
+		target: "ratio >= 0.97",
+		result: passMiss(ratio >= 0.97),
+	})
+	notes = append(notes, fmt.Sprintf("metrics-file: %d lines; runs scraped %s lines/s, not scraped %s lines/s; CPU scraped %s; not %s",
+		m.lines, joinF(m.other), joinF(m.base), cpuSummary(m.otherCPU, m.lines), cpuSummary(m.baseCPU, m.lines)))
 	return rows, notes
 }
