@@ -55,6 +55,7 @@ const (
 	keySSLProtocol          = "ssl.protocol"
 	keyEnabledProtocols     = "ssl.enabled.protocols"
 	keyCipherSuites         = "ssl.cipher.suites"
+	keyClientAuth           = "ssl.client.auth"
 
 	plainLoginModule = "org.apache.kafka.common.security.plain.PlainLoginModule"
 	scramLoginModule = "org.apache.kafka.common.security.scram.ScramLoginModule"
@@ -284,35 +285,33 @@ func cipherSuites(p secProps, cfg *tls.Config) error {
 	return nil
 }
 
-// storeType checks ssl.truststore.type or ssl.keystore.type: PEM or
-// unset (then the content must turn out to be PEM) is all we read.
-func storeType(p secProps, key, what string) (string, error) {
+// storeType checks ssl.truststore.type or ssl.keystore.type: PEM, JKS or
+// PKCS12. Unset, it is what the store's file holds: PEM when it is PEM,
+// else JKS, Kafka's default.
+func storeType(p secProps, key, locKey string) (string, error) {
 	t := strings.ToUpper(p.get(key))
 	switch t {
-	case "", "PEM":
+	case "PEM", "JKS", "PKCS12":
 		return t, nil
-	case "JKS", "PKCS12":
-		return "", invalidValue(key, p.get(key), fmt.Sprintf(
-			"%s %s stores are not supported, only PEM: convert the %s store to PEM and set %s=PEM", t, what, what, key))
+	case "":
+		if loc := p.get(locKey); loc != "" {
+			if data, err := os.ReadFile(loc); err == nil && !bytes.Contains(data, []byte("-----BEGIN ")) {
+				return "JKS", nil
+			}
+		}
+		return "", nil
 	default:
-		return "", invalidValue(key, p.get(key), fmt.Sprintf(
-			"unsupported %s store type, only PEM is supported: set %s=PEM", what, key))
+		return "", invalidValue(key, p.get(key), "unsupported store type: PEM, JKS or PKCS12")
 	}
 }
 
-// readStoreFile reads ssl.truststore.location or ssl.keystore.location.
-// With the type unset (Java would default to JKS) a PEM file is accepted
-// as such; anything else is refused with a pointer to PEM.
-func readStoreFile(p secProps, locKey, typ, typeKey, what string) ([]byte, error) {
+// readStoreFile reads a PEM ssl.truststore.location or
+// ssl.keystore.location.
+func readStoreFile(p secProps, locKey string) ([]byte, error) {
 	loc := p.get(locKey)
 	data, err := os.ReadFile(loc)
 	if err != nil {
 		return nil, invalidValue(locKey, loc, err.Error())
-	}
-	if typ == "" && !bytes.Contains(data, []byte("-----BEGIN ")) {
-		return nil, invalidValue(locKey, loc, fmt.Sprintf(
-			"not a PEM file, and %s is not set (Kafka's default is JKS); JKS and PKCS12 %s stores are not supported: convert the %s store to PEM and set %s=PEM",
-			typeKey, what, what, typeKey))
 	}
 	return data, nil
 }
@@ -320,11 +319,24 @@ func readStoreFile(p secProps, locKey, typ, typeKey, what string) ([]byte, error
 // trustStore returns the CA pool from ssl.truststore.location or
 // ssl.truststore.certificates, or nil for the system roots.
 func trustStore(p secProps) (*x509.CertPool, error) {
-	typ, err := storeType(p, keyTruststoreType, "trust")
+	typ, err := storeType(p, keyTruststoreType, keyTruststoreLocation)
 	if err != nil {
 		return nil, err
 	}
 	loc, inline, pass := p.get(keyTruststoreLocation), p.get(keyTruststoreCerts), p.get(keyTruststorePassword)
+	if typ == "JKS" || typ == "PKCS12" {
+		if inline != "" {
+			return nil, fmt.Errorf("Invalid configuration: %s is for PEM trust stores, and %s is %s", keyTruststoreCerts, keyTruststoreType, typ)
+		}
+		if loc == "" {
+			return nil, fmt.Errorf("Invalid configuration: %s is %s but %s is not set", keyTruststoreType, typ, keyTruststoreLocation)
+		}
+		data, err := binaryStore(p, keyTruststoreLocation, typ)
+		if err != nil {
+			return nil, err
+		}
+		return binaryTrustStore(p, typ, data)
+	}
 	var data []byte
 	var key, shown string
 	switch {
@@ -340,7 +352,7 @@ func trustStore(p secProps) (*x509.CertPool, error) {
 	case inline != "":
 		data, key, shown = []byte(inline), keyTruststoreCerts, hidden
 	default:
-		if data, err = readStoreFile(p, keyTruststoreLocation, typ, keyTruststoreType, "trust"); err != nil {
+		if data, err = readStoreFile(p, keyTruststoreLocation); err != nil {
 			return nil, err
 		}
 		key, shown = keyTruststoreLocation, loc
@@ -373,12 +385,25 @@ func trustStore(p secProps) (*x509.CertPool, error) {
 // configured. The checks follow Java's DefaultSslEngineFactory, except that
 // ssl.key.password is optional (needed only for an encrypted key).
 func keyStore(p secProps) (*tls.Certificate, error) {
-	typ, err := storeType(p, keyKeystoreType, "key")
+	typ, err := storeType(p, keyKeystoreType, keyKeystoreLocation)
 	if err != nil {
 		return nil, err
 	}
 	loc, chain, key := p.get(keyKeystoreLocation), p.get(keyKeystoreChain), p.get(keyKeystoreKey)
 	storePass, keyPass := p.get(keyKeystorePassword), p.get(keyKeyPassword)
+	if typ == "JKS" || typ == "PKCS12" {
+		if chain != "" || key != "" {
+			return nil, fmt.Errorf("Invalid configuration: %s and %s are for PEM key stores, and %s is %s", keyKeystoreChain, keyKeystoreKey, keyKeystoreType, typ)
+		}
+		if loc == "" {
+			return nil, fmt.Errorf("Invalid configuration: %s is %s but %s is not set", keyKeystoreType, typ, keyKeystoreLocation)
+		}
+		data, err := binaryStore(p, keyKeystoreLocation, typ)
+		if err != nil {
+			return nil, err
+		}
+		return binaryKeyStore(p, typ, data)
+	}
 	var certPEM, keyPEM []byte
 	var certKey, certShown, keyKey, keyShown string
 	switch {
@@ -399,7 +424,7 @@ func keyStore(p secProps) (*tls.Certificate, error) {
 		if storePass != "" {
 			return nil, fmt.Errorf("Invalid configuration: %s cannot be set for a PEM key store, only %s may be", keyKeystorePassword, keyKeyPassword)
 		}
-		data, err := readStoreFile(p, keyKeystoreLocation, typ, keyKeystoreType, "key")
+		data, err := readStoreFile(p, keyKeystoreLocation)
 		if err != nil {
 			return nil, err
 		}
