@@ -41,6 +41,8 @@ type contextEntry struct {
 	Password              string `yaml:"password,omitempty" json:"password,omitempty"`
 	InsecureSkipTLSVerify bool   `yaml:"insecure-skip-tls-verify,omitempty" json:"insecure-skip-tls-verify,omitempty"`
 	CAFile                string `yaml:"ca-file,omitempty" json:"ca-file,omitempty"`
+	CertFile              string `yaml:"cert-file,omitempty" json:"cert-file,omitempty"`
+	KeyFile               string `yaml:"key-file,omitempty" json:"key-file,omitempty"`
 	BootstrapServer       string `yaml:"bootstrap-server,omitempty" json:"bootstrap-server,omitempty"`
 	OffsetsTopic          string `yaml:"offsets-topic,omitempty" json:"offsets-topic,omitempty"`
 	StatusTopic           string `yaml:"status-topic,omitempty" json:"status-topic,omitempty"`
@@ -155,7 +157,7 @@ and defaults for the commands that talk to Kafka directly.`,
 
 	var bootstrap, offsetsTopic, statusTopic string
 	set := &cobra.Command{
-		Use:   "set-context NAME --url URL [--user U --password P] [--insecure-skip-tls-verify] [--ca-file FILE]",
+		Use:   "set-context NAME --url URL [--user U --password P] [--insecure-skip-tls-verify] [--ca-file FILE] [--cert-file FILE --key-file FILE]",
 		Short: "Create or change a context",
 		Long: `Create a context, or change the settings given of an existing one. The first
 context created becomes the current one. The file is written readable by its
@@ -191,11 +193,17 @@ owner only, as it may hold a password.`,
 			if flags.Changed("insecure-skip-tls-verify") {
 				e.InsecureSkipTLSVerify = a.insecure
 			}
-			if flags.Changed("ca-file") {
-				e.CAFile = a.caFile
-				if a.caFile != "" {
-					if abs, err := filepath.Abs(a.caFile); err == nil {
-						e.CAFile = abs
+			for _, f := range []struct {
+				flag string
+				dst  *string
+				val  string
+			}{{"ca-file", &e.CAFile, a.caFile}, {"cert-file", &e.CertFile, a.certFile}, {"key-file", &e.KeyFile, a.keyFile}} {
+				if flags.Changed(f.flag) {
+					*f.dst = f.val
+					if f.val != "" {
+						if abs, err := filepath.Abs(f.val); err == nil {
+							*f.dst = abs
+						}
 					}
 				}
 			}

@@ -118,6 +118,8 @@ type app struct {
 	user        string
 	password    string
 	caFile      string
+	certFile    string
+	keyFile     string
 	insecure    bool
 	output      string
 	timeout     time.Duration
@@ -146,6 +148,8 @@ type connection struct {
 	password string
 	hasAuth  bool
 	caFile   string
+	certFile string
+	keyFile  string
 	insecure bool
 	context  string // the context it came from, if any
 
@@ -180,6 +184,8 @@ else the current context of the config file, else http://localhost:8083.`,
 	pf.StringVar(&a.user, "user", "", "user for HTTP basic authentication ($CONNECT_USER)")
 	pf.StringVar(&a.password, "password", "", "password for HTTP basic authentication ($CONNECT_PASSWORD)")
 	pf.StringVar(&a.caFile, "ca-file", "", "PEM file of the CA certificates that sign the worker's certificate")
+	pf.StringVar(&a.certFile, "cert-file", "", "PEM file of connectctl's client certificate, for a worker with ssl.client.auth=required (with --key-file)")
+	pf.StringVar(&a.keyFile, "key-file", "", "PEM file of the private key of --cert-file")
 	pf.BoolVar(&a.insecure, "insecure-skip-tls-verify", false, "do not check the worker's TLS certificate (test clusters only)")
 	pf.StringVarP(&a.output, "output", "o", "table", "output format where it applies: table, json or yaml")
 	pf.DurationVar(&a.timeout, "timeout", 100*time.Second, "timeout of each request")
@@ -263,6 +269,7 @@ func (a *app) resolve() (*connection, error) {
 		c.context = ctxEntry.Name
 		c.user, c.password, c.hasAuth = ctxEntry.User, ctxEntry.Password, ctxEntry.User != ""
 		c.caFile, c.insecure = ctxEntry.CAFile, ctxEntry.InsecureSkipTLSVerify
+		c.certFile, c.keyFile = ctxEntry.CertFile, ctxEntry.KeyFile
 		c.bootstrap, c.offsetsTopic, c.statusTopic = ctxEntry.BootstrapServer, ctxEntry.OffsetsTopic, ctxEntry.StatusTopic
 	}
 	if u := a.getenv("CONNECT_USER"); u != "" {
@@ -280,6 +287,12 @@ func (a *app) resolve() (*connection, error) {
 	}
 	if flags.Changed("ca-file") {
 		c.caFile = a.caFile
+	}
+	if flags.Changed("cert-file") {
+		c.certFile = a.certFile
+	}
+	if flags.Changed("key-file") {
+		c.keyFile = a.keyFile
 	}
 	if flags.Changed("insecure-skip-tls-verify") {
 		c.insecure = a.insecure
@@ -303,7 +316,10 @@ func (a *app) clientOf(c *connection) (*client.Client, error) {
 	if c.hasAuth {
 		opts = append(opts, client.WithBasicAuth(c.user, c.password))
 	}
-	if c.caFile != "" || c.insecure {
+	if (c.certFile == "") != (c.keyFile == "") {
+		return nil, errors.New("--cert-file and --key-file go together: the client certificate and its key")
+	}
+	if c.caFile != "" || c.insecure || c.certFile != "" {
 		cfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: c.insecure} //nolint:gosec // asked for by the user
 		if c.caFile != "" {
 			pem, err := os.ReadFile(c.caFile)
@@ -318,6 +334,13 @@ func (a *app) clientOf(c *connection) (*client.Client, error) {
 				return nil, fmt.Errorf("%s holds no PEM certificate", c.caFile)
 			}
 			cfg.RootCAs = pool
+		}
+		if c.certFile != "" {
+			cert, err := tls.LoadX509KeyPair(c.certFile, c.keyFile)
+			if err != nil {
+				return nil, fmt.Errorf("the client certificate (--cert-file, --key-file): %w", err)
+			}
+			cfg.Certificates = []tls.Certificate{cert}
 		}
 		opts = append(opts, client.WithTLSConfig(cfg))
 	}
@@ -337,7 +360,7 @@ func (a *app) clientFor(spec string) (*client.Client, error) {
 		if flags.Changed("password") {
 			c.password = a.password
 		}
-		c.caFile, c.insecure = a.caFile, a.insecure
+		c.caFile, c.insecure, c.certFile, c.keyFile = a.caFile, a.insecure, a.certFile, a.keyFile
 		return a.clientOf(c)
 	}
 	cfg, _, err := a.loadConfig()
@@ -350,7 +373,7 @@ func (a *app) clientFor(spec string) (*client.Client, error) {
 			"give a URL such as http://host:8083, or list the contexts with: connectctl config get-contexts")
 	}
 	return a.clientOf(&connection{url: e.URL, user: e.User, password: e.Password, hasAuth: e.User != "",
-		caFile: e.CAFile, insecure: e.InsecureSkipTLSVerify, context: e.Name})
+		caFile: e.CAFile, insecure: e.InsecureSkipTLSVerify, certFile: e.CertFile, keyFile: e.KeyFile, context: e.Name})
 }
 
 // nameArg requires exactly one connector name and remembers it.

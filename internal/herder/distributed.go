@@ -572,7 +572,7 @@ func (h *Distributed) generateTaskConfigs(name string, dc *dconn, snap ClusterCo
 		if leader {
 			err = h.putTaskConfigs(ctx, name, cfgs)
 		} else {
-			err = postTaskConfigs(ctx, leaderURL, name, cfgs, key)
+			err = postTaskConfigs(ctx, h.cfg.HTTPClient(), leaderURL, name, cfgs, key)
 		}
 		h.mu.Lock()
 		defer h.mu.Unlock()
@@ -1340,5 +1340,9 @@ func AdvertisedURL(cfg *worker.Config, restAddr string) string {
 	if cfg.AdvertisedPort != 0 {
 		port = strconv.Itoa(cfg.AdvertisedPort)
 	}
-	return "http://" + net.JoinHostPort(host, port) + "/"
+	scheme := "http://"
+	if cfg.AdvertiseHTTPS {
+		scheme = "https://"
+	}
+	return scheme + net.JoinHostPort(host, port) + "/"
 }

@@ -81,7 +81,7 @@ func verifySignature(key []byte, body []byte, header http.Header) error {
 
 // postTaskConfigs sends a connector's new task configs to the leader on
 // the internal, signed endpoint.
-func postTaskConfigs(ctx context.Context, leaderURL, name string, configs []map[string]string, key []byte) error {
+func postTaskConfigs(ctx context.Context, hc *http.Client, leaderURL, name string, configs []map[string]string, key []byte) error {
 	if leaderURL == "" {
 		return errors.New(msgNoLeader)
 	}
@@ -97,7 +97,7 @@ func postTaskConfigs(ctx context.Context, leaderURL, name string, configs []map[
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(signatureHeader, sign(key, body))
 	req.Header.Set(signatureAlgHeader, signatureAlgorithm)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		return err
 	}

@@ -84,7 +84,7 @@ func forward(r *http.Request, target string, out any) (int, error) {
 		req.Header.Set("Authorization", auth)
 	}
 	req.Header.Set("User-Agent", "kafka-connect")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := forwardClient(r).Do(req)
 	if err == nil {
 		defer resp.Body.Close()
 		var data []byte
@@ -127,4 +127,15 @@ func forwardedAnswer(status int, data []byte, out any) error {
 		text = strconv.Itoa(status) + " " + http.StatusText(status)
 	}
 	return &herder.Error{Status: status, Message: text}
+}
+
+// clientKey holds, in a request's context, the client that forwards it
+// to another worker (over TLS when the workers serve HTTPS).
+type clientKey struct{}
+
+func forwardClient(r *http.Request) *http.Client {
+	if hc, ok := r.Context().Value(clientKey{}).(*http.Client); ok && hc != nil {
+		return hc
+	}
+	return http.DefaultClient
 }

@@ -89,6 +89,8 @@ type Options struct {
 	Console http.Handler
 	// Metrics, if set, serves GET /metrics.
 	Metrics http.Handler
+	// Client forwards requests to other workers; nil: http.DefaultClient.
+	Client *http.Client
 }
 
 // InternalHerder is implemented by herders of a cluster, which take the
@@ -113,12 +115,13 @@ type server struct {
 	bodies   *semaphore.Weighted // room for the bodies endpoints hold
 	log      *slog.Logger
 	mux      *http.ServeMux
+	client   *http.Client // forwards to other workers
 }
 
 // New returns the REST API over h. loggers backs /admin/loggers, which is
 // served only when opts.AdminEnabled is set and loggers is not nil.
 func New(h Herder, loggers *logging.Registry, opts Options) http.Handler {
-	s := &server{h: h, loggers: loggers, timeout: opts.RequestTimeout, maxBody: opts.MaxRequestBytes, bodyTime: opts.BodyTimeout, log: opts.Logger, mux: http.NewServeMux()}
+	s := &server{h: h, loggers: loggers, timeout: opts.RequestTimeout, maxBody: opts.MaxRequestBytes, bodyTime: opts.BodyTimeout, log: opts.Logger, mux: http.NewServeMux(), client: opts.Client}
 	if s.timeout <= 0 {
 		s.timeout = DefaultRequestTimeout
 	}
@@ -213,6 +216,9 @@ func (s *server) handle(pattern string, f handlerFunc) {
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), s.timeout)
 		defer cancel()
+		if s.client != nil {
+			ctx = context.WithValue(ctx, clientKey{}, s.client)
+		}
 		if err := f(w, r.WithContext(ctx)); err != nil {
 			s.writeError(w, r, err)
 		}

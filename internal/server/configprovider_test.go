@@ -1,13 +1,11 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,24 +13,6 @@ import (
 	"github.com/connectd/connectd/internal/logging"
 	"github.com/connectd/connectd/internal/servertest"
 )
-
-// lockedBuffer collects a worker's log lines from its goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // Config providers end to end: the worker's own config and two JDBC sinks
 // take their database login from a properties file and from an
@@ -54,7 +34,7 @@ func TestConfigProvidersJdbcSink(t *testing.T) {
 	t.Setenv("CONNECTD_TEST_HOST", "host-from-env")
 	t.Setenv("CONNECTD_TEST_HIDDEN", "not allowed")
 
-	logs := &lockedBuffer{}
+	logs := &servertest.SyncBuffer{}
 	props := map[string]string{
 		"listeners":                    "http://127.0.0.1:0",
 		"embedded.kafka.listeners":     "127.0.0.1:0",

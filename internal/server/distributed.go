@@ -113,7 +113,14 @@ func StartDistributed(ctx context.Context, props map[string]string, plugins []co
 		return fail(err)
 	}
 	s.RESTAddr = lns[0].Addr().String()
-	url := herder.AdvertisedURL(cfg, s.RESTAddr)
+	advertised := s.RESTAddr // the first listener of the advertised scheme
+	for i, https := range cfg.ListenHTTPS {
+		if https == cfg.AdvertiseHTTPS {
+			advertised = lns[i].Addr().String()
+			break
+		}
+	}
+	url := herder.AdvertisedURL(cfg, advertised)
 
 	logCfg := func(topic string) storage.KafkaLogConfig {
 		return storage.KafkaLogConfig{Topic: topic, Seeds: bootstrap, ClientOpts: security, Logger: log}
@@ -162,7 +169,7 @@ func StartDistributed(ctx context.Context, props map[string]string, plugins []co
 	opts.Console = consoleHandler(cfg, bootstrap, brokerDial(s.Broker))
 	opts.Metrics = metrics.Handler(metrics.Source{Herder: h, Worker: h.Worker(), WorkerID: h.WorkerID(), Rebalancing: member.Rebalancing})
 	handler := rest.New(h, loggers, opts)
-	s.servers = serveREST(lns, handler, log)
+	s.servers = serveREST(lns, cfg.ListenHTTPS, handler, log)
 	log.Info("advertised REST URL", "url", url)
 	runCtx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel

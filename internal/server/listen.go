@@ -27,6 +27,7 @@ func restOptions(cfg *worker.Config, loggers *logging.Registry) rest.Options {
 		MaxRequestBytes: cfg.RESTMaxRequestBytes,
 		BodyTimeout:     cfg.RESTBodyTimeout,
 		Logger:          loggers.Logger("org.apache.kafka.connect.runtime.rest"),
+		Client:          cfg.RESTClient,
 	}
 }
 

@@ -5,6 +5,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"github.com/connectd/connectd/internal/configprovider"
@@ -122,7 +123,7 @@ func StartStandalone(ctx context.Context, props map[string]string, connectors []
 	opts.Console = consoleHandler(cfg, bootstrap, brokerDial(s.Broker))
 	opts.Metrics = metrics.Handler(metrics.Source{Herder: s.Herder, Worker: s.Herder.Worker()})
 	handler := rest.New(s.Herder, loggers, opts)
-	s.servers = serveREST(lns, handler, log)
+	s.servers = serveREST(lns, cfg.ListenHTTPS, handler, log)
 	if err := s.Herder.Start(ctx, connectors); err != nil {
 		return fail(err)
 	}
@@ -189,7 +190,7 @@ func bindListeners(cfg *worker.Config) ([]net.Listener, error) {
 		limit = defaultMaxConnections
 	}
 	lns := make([]net.Listener, 0, len(cfg.ListenAddrs))
-	for _, addr := range cfg.ListenAddrs {
+	for i, addr := range cfg.ListenAddrs {
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			for _, l := range lns {
@@ -197,7 +198,11 @@ func bindListeners(cfg *worker.Config) ([]net.Listener, error) {
 			}
 			return nil, fmt.Errorf("REST listener %s: %w", addr, err)
 		}
-		lns = append(lns, limitListener(ln, limit))
+		ln = limitListener(ln, limit)
+		if cfg.ListenHTTPS[i] {
+			ln = tls.NewListener(ln, cfg.RESTServerTLS)
+		}
+		lns = append(lns, ln)
 	}
 	return lns, nil
 }
@@ -205,9 +210,9 @@ func bindListeners(cfg *worker.Config) ([]net.Listener, error) {
 // serveREST serves the REST API on the bound listeners. No write timeout:
 // some answers legitimately take long (a stop waits for its tasks, up to
 // the 90 s request timeout); the REST handler bounds reading the body.
-func serveREST(lns []net.Listener, handler http.Handler, log *slog.Logger) []*http.Server {
+func serveREST(lns []net.Listener, https []bool, handler http.Handler, log *slog.Logger) []*http.Server {
 	var servers []*http.Server
-	for _, ln := range lns {
+	for i, ln := range lns {
 		srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: idleTimeout}
 		servers = append(servers, srv)
 		go func() {
@@ -215,7 +220,11 @@ func serveREST(lns []net.Listener, handler http.Handler, log *slog.Logger) []*ht
 				log.Error("REST server stopped", "error", err)
 			}
 		}()
-		log.Info("REST API listening", "address", "http://"+ln.Addr().String())
+		scheme := "http://"
+		if https[i] {
+			scheme = "https://"
+		}
+		log.Info("REST API listening", "address", scheme+ln.Addr().String())
 	}
 	return servers
 }

@@ -1,9 +1,11 @@
 package worker
 
 import (
+	"crypto/tls"
 	"fmt"
 	"github.com/connectd/connectd/internal/configprovider"
 	"maps"
+	"net/http"
 	"strings"
 	"time"
 
@@ -39,8 +41,19 @@ type Config struct {
 	TopicTrackingReset bool
 	AdminListeners     *string
 
-	// ListenAddrs are the host:port addresses of Listeners.
+	// ListenAddrs are the host:port addresses of Listeners, and
+	// ListenHTTPS which of them are https://.
 	ListenAddrs []string
+	ListenHTTPS []bool
+	// RESTServerTLS is the HTTPS listeners' TLS; nil without one.
+	RESTServerTLS *tls.Config
+	// AdvertiseHTTPS: other workers reach this one over HTTPS
+	// (rest.advertised.listener, else the first listener's scheme).
+	AdvertiseHTTPS bool
+	// RESTClient makes this worker's requests to the others: over TLS
+	// from the HTTPS listener's settings when the worker has one; nil:
+	// http.DefaultClient.
+	RESTClient *http.Client
 	// The REST server's limits; 0 means the REST server's default.
 	RESTMaxRequestBytes int64
 	RESTBodyTimeout     time.Duration
@@ -163,4 +176,13 @@ func WithPrefix(props map[string]string, prefix string) map[string]string {
 		}
 	}
 	return out
+}
+
+// HTTPClient is the client of this worker's requests to the other
+// workers.
+func (c *Config) HTTPClient() *http.Client {
+	if c.RESTClient != nil {
+		return c.RESTClient
+	}
+	return http.DefaultClient
 }

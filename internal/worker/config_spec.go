@@ -88,7 +88,7 @@ var commonDef = connect.NewConfigDef().
 	Define(connect.ConfigKey{Name: "embedded.kafka.data.dir", Type: connect.ConfigString, Default: defaultDataDir + "/kafka", Importance: connect.Medium,
 		Doc: "connectd's own: the directory of the embedded broker's data."}).
 	Define(connect.ConfigKey{Name: keyListeners, Type: connect.ConfigList, Default: defaultListeners, Importance: connect.Low,
-		Doc: "The REST API's listeners, http://host:port (an empty host: every interface). https:// listeners are refused: connectd serves no HTTPS yet."}).
+		Doc: "The REST API's listeners, http://host:port or https://host:port (an empty host: every interface); an HTTPS listener's TLS comes from listeners.https.* if any is set, else ssl.*."}).
 	Define(connect.ConfigKey{Name: keyRESTMaxRequestBytes, Type: connect.ConfigLong, Validator: atLeastOneOrUnset, Importance: connect.Low,
 		Doc: "connectd's own: the largest request body the REST API reads; a larger one is a 413. Unset: 4194304 (4 MiB)."}).
 	Define(connect.ConfigKey{Name: keyRESTBodyTimeout, Type: connect.ConfigLong, Validator: atLeastOneOrUnset, Importance: connect.Low,
@@ -110,9 +110,9 @@ var commonDef = connect.NewConfigDef().
 	Define(connect.ConfigKey{Name: "response.http.headers.config", Type: connect.ConfigString, Default: "", Importance: connect.Low,
 		Doc: "Refused unless empty: connectd adds no response headers yet."}).
 	Define(connect.ConfigKey{Name: "ssl.client.auth", Type: connect.ConfigString, Default: "none", Importance: connect.Low,
-		Doc: "Refused unless none: connectd serves no HTTPS listener, so it cannot authenticate REST clients by certificate."}).
+		Doc: "Whether HTTPS clients must show a certificate signed by a CA of the trust store: none, requested or required."}).
 	Define(connect.ConfigKey{Name: "rest.advertised.listener", Type: connect.ConfigString, Importance: connect.Low,
-		Doc: "The protocol of the URL given out to other workers: http (https is refused)."}).
+		Doc: "The protocol of the URL given out to other workers, http or https (unset: the first listener's)."}).
 	Define(connect.ConfigKey{Name: "connector.client.config.override.policy", Type: connect.ConfigString, Default: "All", Importance: connect.Medium,
 		Doc: "Only All (every connector may override its clients' settings) is enforced; None and Principal are refused."}).
 	Define(connect.ConfigKey{Name: "rest.advertised.host.name", Type: connect.ConfigString, Importance: connect.Low,
@@ -288,7 +288,7 @@ var keyFamilies = []keyFamily{
 	{"admin.", Both, "Settings of the admin clients of connectors' offsets operations (a connector's admin.override.* wins).", ""},
 	{"key.converter.", Both, "Settings of the worker's key.converter.", ""},
 	{"value.converter.", Both, "Settings of the worker's value.converter.", ""},
-	{"listeners.https.", Both, "Refused: connectd serves no HTTPS listener yet.", ""},
+	{"listeners.https.", Both, "The HTTPS listeners' TLS settings (ssl.* without the prefix); when any is set, the worker's own ssl.* are not used for them.", ""},
 	{"header.converter.", Both, "Settings of the worker's header.converter.", ""},
 	{"config.providers.", Both, "Config providers' classes (FileConfigProvider, DirectoryConfigProvider, EnvVarConfigProvider) and parameters (.param.allowed.paths, .param.allowlist.pattern).", ""},
 	{"metrics.context.", Both, "Metrics context labels.", whyMetrics},

@@ -11,8 +11,7 @@ import (
 // for nothing more than connectd does are taken.
 func TestParseConfigRefusesUnprovidedProtections(t *testing.T) {
 	refused := []struct{ key, value string }{
-		{"listeners", "https://:8443"},
-		{"listeners", "http://:8083,HTTPS://:8443"},
+		// TLS settings for HTTPS listeners there are not.
 		{"listeners.https.ssl.keystore.location", "/etc/connect/keystore.jks"},
 		{"admin.listeners.https.ssl.keystore.location", "/etc/connect/keystore.jks"},
 		{"admin.listeners", "http://localhost:8084"},
@@ -29,6 +28,12 @@ func TestParseConfigRefusesUnprovidedProtections(t *testing.T) {
 		_, err := ParseConfig(map[string]string{c.key: c.value})
 		if err == nil || !strings.Contains(err.Error(), c.key) {
 			t.Errorf("%s=%s: got %v, want an error naming the key", c.key, c.value, err)
+		}
+	}
+	// An HTTPS listener without its certificate names the key it needs.
+	for _, l := range []string{"https://:8443", "http://:8083,HTTPS://:8443"} {
+		if _, err := ParseConfig(map[string]string{"listeners": l}); err == nil || !strings.Contains(err.Error(), "ssl.keystore.location") {
+			t.Errorf("listeners=%s: got %v, want an error naming ssl.keystore.location", l, err)
 		}
 	}
 	taken := []map[string]string{

@@ -1,18 +1,22 @@
 package worker
 
-// The REST server's keys. Kafka Connect's keys that ask the REST API for a
-// protection connectd does not give yet (TLS, client certificates, a
-// separate admin listener, REST extensions such as basic authentication,
-// CORS, response headers) stop the worker with a message naming them:
-// serving the API without the protection asked for would fail open.
+// The REST server's keys: http:// and https:// listeners, their TLS from
+// listeners.https.* or ssl.*, client certificates (ssl.client.auth). The
+// keys that ask the REST API for a protection connectd does not give yet
+// (a separate admin listener, REST extensions such as basic
+// authentication, CORS, response headers) stop the worker with a message
+// naming them: serving the API without the protection asked for would
+// fail open.
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/internal/kafkasec"
 )
 
 // REST server limits, connectd's own keys (Kafka Connect has none: Jetty
@@ -28,15 +32,21 @@ const (
 // as parsed (pc). It runs after c.Listeners is set.
 func (c *Config) parseREST(p map[string]string, pc *connect.ParsedConfig) error {
 	addrs := make([]string, 0, len(c.Listeners))
+	https := false
 	for _, l := range c.Listeners {
-		addr, err := listenAddr(l)
+		addr, secure, err := listenAddr(l)
 		if err != nil {
 			return err
 		}
 		addrs = append(addrs, addr)
+		c.ListenHTTPS = append(c.ListenHTTPS, secure)
+		https = https || secure
 	}
 	c.ListenAddrs = addrs
 	if err := refuseRESTProtections(p); err != nil {
+		return err
+	}
+	if err := c.parseRESTTLS(p, https); err != nil {
 		return err
 	}
 	c.RESTMaxRequestBytes = pc.Long(keyRESTMaxRequestBytes)
@@ -52,29 +62,84 @@ func (c *Config) parseREST(p map[string]string, pc *connect.ParsedConfig) error 
 	return nil
 }
 
-// listenAddr turns one of Kafka Connect's listeners (http://host:port, an
-// empty host meaning every interface) into an address to listen on.
-func listenAddr(l string) (string, error) {
+// listenAddr turns one of Kafka Connect's listeners (http://host:port or
+// https://host:port, an empty host meaning every interface) into an
+// address to listen on, and whether it is HTTPS.
+func listenAddr(l string) (string, bool, error) {
 	u, err := url.Parse(l)
 	if err != nil || u.Scheme == "" {
-		return "", fmt.Errorf("Invalid value %s for configuration listeners: expected http://host:port", l)
+		return "", false, fmt.Errorf("Invalid value %s for configuration listeners: expected http://host:port or https://host:port", l)
 	}
 	switch strings.ToLower(u.Scheme) {
 	case "http":
-		return u.Host, nil
+		return u.Host, false, nil
 	case "https":
-		return "", fmt.Errorf("Invalid value %s for configuration listeners: connectd serves no HTTPS listener yet (it would serve this API unencrypted); use an http:// listener behind a TLS proxy", l)
+		return u.Host, true, nil
 	}
-	return "", fmt.Errorf(`Invalid value %s for configuration listeners: Listener protocol must be either "http" or "https".`, l)
+	return "", false, fmt.Errorf(`Invalid value %s for configuration listeners: Listener protocol must be either "http" or "https".`, l)
+}
+
+// restTLSPrefix is where Kafka reads an HTTPS listener's TLS settings
+// first: if any listeners.https.* key is set, those alone (all or
+// nothing), else the worker's ssl.* keys.
+const restTLSPrefix = "listeners.https."
+
+// parseRESTTLS builds the HTTPS listeners' TLS, and the TLS of this
+// worker's requests to the others when it advertises an HTTPS listener.
+func (c *Config) parseRESTTLS(p map[string]string, https bool) error {
+	tlsProps := map[string]string{}
+	for k, v := range p {
+		if rest, ok := strings.CutPrefix(k, restTLSPrefix); ok {
+			tlsProps[rest] = v
+		}
+	}
+	if len(tlsProps) == 0 {
+		for k, v := range p {
+			if strings.HasPrefix(k, "ssl.") {
+				tlsProps[k] = v
+			}
+		}
+	}
+	if k := firstWithPrefix(p, restTLSPrefix); k != "" && !https {
+		return fmt.Errorf("Configuration %s cannot be applied: no listener is https://", k)
+	}
+	if auth := strings.TrimSpace(tlsProps["ssl.client.auth"]); !https && auth != "" && !strings.EqualFold(auth, "none") {
+		return fmt.Errorf("Invalid value %s for configuration ssl.client.auth: no listener is https://, so no client could show a certificate", auth)
+	}
+	advertised := strings.ToLower(strings.TrimSpace(p["rest.advertised.listener"]))
+	switch advertised {
+	case "":
+		c.AdvertiseHTTPS = len(c.ListenHTTPS) > 0 && c.ListenHTTPS[0]
+	case "http", "https":
+		c.AdvertiseHTTPS = advertised == "https"
+		if !slices.Contains(c.ListenHTTPS, c.AdvertiseHTTPS) {
+			return fmt.Errorf("Invalid value %s for configuration rest.advertised.listener: no listener is %s://", p["rest.advertised.listener"], advertised)
+		}
+	default:
+		return fmt.Errorf(`Invalid value %s for configuration rest.advertised.listener: must be either "http" or "https"`, p["rest.advertised.listener"])
+	}
+	if !https {
+		return nil
+	}
+	var err error
+	if c.RESTServerTLS, err = kafkasec.ServerTLS(tlsProps); err != nil {
+		return fmt.Errorf("the HTTPS listener: %w", err)
+	}
+	clientTLS, err := kafkasec.ClientTLS(tlsProps)
+	if err != nil {
+		return fmt.Errorf("the HTTPS listener: %w", err)
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = clientTLS
+	c.RESTClient = &http.Client{Transport: tr}
+	return nil
 }
 
 // refuseRESTProtections names the first key that asks the REST API for a
 // protection connectd does not provide.
 func refuseRESTProtections(p map[string]string) error {
-	for _, prefix := range []string{"listeners.https.", "admin.listeners.https."} {
-		if k := firstWithPrefix(p, prefix); k != "" {
-			return fmt.Errorf("Configuration %s cannot be applied: connectd serves no HTTPS listener yet", k)
-		}
+	if k := firstWithPrefix(p, "admin.listeners.https."); k != "" {
+		return fmt.Errorf("Configuration %s cannot be applied: connectd has no separate admin listener yet", k)
 	}
 	if v := strings.TrimSpace(p["admin.listeners"]); v != "" {
 		// Kafka serves /admin/loggers only on these listeners; serving
@@ -93,16 +158,6 @@ func refuseRESTProtections(p map[string]string) error {
 	}
 	if v := strings.TrimSpace(p["response.http.headers.config"]); v != "" {
 		return fmt.Errorf("Invalid value %s for configuration response.http.headers.config: connectd does not add response headers yet", v)
-	}
-	if v := strings.TrimSpace(p["ssl.client.auth"]); v != "" && !strings.EqualFold(v, "none") {
-		return fmt.Errorf("Invalid value %s for configuration ssl.client.auth: connectd serves no HTTPS listener yet, so it cannot authenticate REST clients by certificate", v)
-	}
-	switch v := strings.TrimSpace(p["rest.advertised.listener"]); strings.ToLower(v) {
-	case "", "http":
-	case "https":
-		return fmt.Errorf("Invalid value %s for configuration rest.advertised.listener: connectd serves no HTTPS listener yet", v)
-	default:
-		return fmt.Errorf(`Invalid value %s for configuration rest.advertised.listener: must be either "http" or "https"`, v)
 	}
 	// Every connector may override its clients' settings in connectd,
 	// which is the All policy; None and Principal would forbid some.
