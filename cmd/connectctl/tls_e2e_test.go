@@ -37,3 +37,24 @@ func TestConnectctlOverHTTPS(t *testing.T) {
 		t.Errorf("through the context: %s", r)
 	}
 }
+
+// connectctl against a worker with Kafka's basic authentication: with the
+// user's password it works, without it it says the worker refused.
+func TestConnectctlBasicAuth(t *testing.T) {
+	creds := servertest.WriteFile(t, "credentials.properties", []byte("alice=s3cret\n"))
+	jaas := servertest.WriteFile(t, "jaas.conf", []byte(`KafkaConnect {
+  org.apache.kafka.connect.rest.basic.auth.extension.PropertyFileLoginModule required file="`+creds+`";
+};`))
+	t.Setenv("KAFKA_OPTS", "-Djava.security.auth.login.config="+jaas)
+	w := standalone(t, t.TempDir(), map[string]string{
+		"rest.extension.classes": "org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension",
+	})
+	c := newCLI(t, "http://"+w.RESTAddr)
+	r := c.ok("--user", "alice", "--password", "s3cret", "get", "connectors")
+	mustContain(t, "with the password", r.stdout, "NAME   STATE")
+	r = c.fail("get", "connectors")
+	mustContain(t, "without credentials", r.stderr, "User cannot access the resource.")
+	c.env["CONNECT_USER"], c.env["CONNECT_PASSWORD"] = "alice", "wrong"
+	r = c.fail("get", "connectors")
+	mustContain(t, "a wrong password", r.stderr, "User cannot access the resource.")
+}

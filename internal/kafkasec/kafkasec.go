@@ -1011,3 +1011,108 @@ func (l *jaasLexer) quoted(q byte) (string, error) {
 		}
 	}
 }
+
+// JAASEntry is one login module entry of a JAAS configuration.
+type JAASEntry = jaasEntry
+
+// JAASSection reads the entries of section name of a JAAS login
+// configuration file (as -Djava.security.auth.login.config names it):
+//
+//	KafkaConnect {
+//	  org.apache.kafka.connect.rest.basic.auth.extension.PropertyFileLoginModule required
+//	    file="/etc/connect/credentials.properties";
+//	};
+//
+// Comments (// and /* */) are skipped. A file without the section is an
+// error naming it.
+func JAASSection(file []byte, name string) ([]JAASEntry, error) {
+	s := stripJAASComments(string(file))
+	for i := 0; i < len(s); {
+		// A section: a name, then a body in braces, then a semicolon.
+		j := i
+		for j < len(s) && (isSpace(s[j]) || s[j] == ';') {
+			j++
+		}
+		k := j
+		for k < len(s) && !isSpace(s[k]) && s[k] != '{' {
+			k++
+		}
+		header := s[j:k]
+		open := strings.IndexByte(s[k:], '{')
+		if header == "" || open < 0 {
+			break
+		}
+		bodyStart := k + open + 1
+		end, err := closingBrace(s, bodyStart)
+		if err != nil {
+			return nil, fmt.Errorf("JAAS section %s: %w", header, err)
+		}
+		if header == name {
+			return parseJAAS(s[bodyStart:end])
+		}
+		i = end + 1
+	}
+	return nil, fmt.Errorf("No JAAS configuration section named '%s' was found", name)
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// closingBrace is the index of the '}' that ends a section whose body
+// starts at from, quoted strings skipped.
+func closingBrace(s string, from int) (int, error) {
+	var quote byte
+	for i := from; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '}':
+			return i, nil
+		}
+	}
+	return 0, errors.New("no closing brace")
+}
+
+// stripJAASComments blanks // and /* */ comments outside quoted strings.
+func stripJAASComments(s string) string {
+	b := []byte(s)
+	var quote byte
+	for i := 0; i < len(b); i++ {
+		switch {
+		case quote != 0:
+			if b[i] == '\\' {
+				i++
+			} else if b[i] == quote {
+				quote = 0
+			}
+		case b[i] == '"' || b[i] == '\'':
+			quote = b[i]
+		case b[i] == '/' && i+1 < len(b) && b[i+1] == '/':
+			for i < len(b) && b[i] != '\n' {
+				b[i] = ' '
+				i++
+			}
+		case b[i] == '/' && i+1 < len(b) && b[i+1] == '*':
+			for i < len(b) && !(b[i] == '*' && i+1 < len(b) && b[i+1] == '/') {
+				if b[i] != '\n' {
+					b[i] = ' '
+				}
+				i++
+			}
+			if i < len(b) {
+				b[i] = ' '
+				if i+1 < len(b) {
+					b[i+1] = ' '
+					i++
+				}
+			}
+		}
+	}
+	return string(b)
+}

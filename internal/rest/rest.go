@@ -91,6 +91,10 @@ type Options struct {
 	Metrics http.Handler
 	// Client forwards requests to other workers; nil: http.DefaultClient.
 	Client *http.Client
+	// Auth asks for HTTP basic credentials, checked against Credentials
+	// (user to password), as Kafka's BasicAuthSecurityRestExtension does.
+	Auth        bool
+	Credentials map[string]string
 }
 
 // InternalHerder is implemented by herders of a cluster, which take the
@@ -116,12 +120,16 @@ type server struct {
 	log      *slog.Logger
 	mux      *http.ServeMux
 	client   *http.Client // forwards to other workers
+	auth     *basicAuth   // nil: no authentication
 }
 
 // New returns the REST API over h. loggers backs /admin/loggers, which is
 // served only when opts.AdminEnabled is set and loggers is not nil.
 func New(h Herder, loggers *logging.Registry, opts Options) http.Handler {
 	s := &server{h: h, loggers: loggers, timeout: opts.RequestTimeout, maxBody: opts.MaxRequestBytes, bodyTime: opts.BodyTimeout, log: opts.Logger, mux: http.NewServeMux(), client: opts.Client}
+	if opts.Auth {
+		s.auth = &basicAuth{users: opts.Credentials}
+	}
 	if s.timeout <= 0 {
 		s.timeout = DefaultRequestTimeout
 	}
@@ -262,6 +270,10 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w)
 	deadline := time.Now().Add(s.bodyTime)
 	_ = rc.SetReadDeadline(deadline) // unsupported only off a real connection
+	if s.auth != nil && !s.auth.allows(r) {
+		s.auth.refuse(sw)
+		return
+	}
 	if err := refuseCrossOrigin(r); err != nil {
 		s.refuse(sw, r, err)
 		return

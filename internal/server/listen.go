@@ -22,12 +22,18 @@ const (
 
 // restOptions are the REST handler's options from the worker config.
 func restOptions(cfg *worker.Config, loggers *logging.Registry) rest.Options {
+	log := loggers.Logger("org.apache.kafka.connect.runtime.rest")
+	if cfg.RESTAuth && len(cfg.RESTCredentials) == 0 {
+		log.Warn("the basic authentication's credentials file lists no user: every request is let in, as Kafka's PropertyFileLoginModule does")
+	}
 	return rest.Options{
 		AdminEnabled:    cfg.AdminListeners == nil || *cfg.AdminListeners != "",
 		MaxRequestBytes: cfg.RESTMaxRequestBytes,
 		BodyTimeout:     cfg.RESTBodyTimeout,
-		Logger:          loggers.Logger("org.apache.kafka.connect.runtime.rest"),
+		Logger:          log,
 		Client:          cfg.RESTClient,
+		Auth:            cfg.RESTAuth,
+		Credentials:     cfg.RESTCredentials,
 	}
 }
 

@@ -54,6 +54,11 @@ type Config struct {
 	// from the HTTPS listener's settings when the worker has one; nil:
 	// http.DefaultClient.
 	RESTClient *http.Client
+	// RESTAuth: the REST API asks for HTTP basic credentials, checked
+	// against RESTCredentials (user to password; empty: anyone passes,
+	// as Kafka's PropertyFileLoginModule lets everyone in).
+	RESTAuth        bool
+	RESTCredentials map[string]string
 	// The REST server's limits; 0 means the REST server's default.
 	RESTMaxRequestBytes int64
 	RESTBodyTimeout     time.Duration

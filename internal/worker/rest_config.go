@@ -10,13 +10,17 @@ package worker
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
+	"os"
+	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/connectd/connectd/connect"
 	"github.com/connectd/connectd/internal/kafkasec"
+	"github.com/connectd/connectd/internal/properties"
 )
 
 // REST server limits, connectd's own keys (Kafka Connect has none: Jetty
@@ -47,6 +51,9 @@ func (c *Config) parseREST(p map[string]string, pc *connect.ParsedConfig) error 
 		return err
 	}
 	if err := c.parseRESTTLS(p, https); err != nil {
+		return err
+	}
+	if err := c.parseBasicAuth(p, os.Getenv("KAFKA_OPTS")); err != nil {
 		return err
 	}
 	c.RESTMaxRequestBytes = pc.Long(keyRESTMaxRequestBytes)
@@ -147,8 +154,10 @@ func refuseRESTProtections(p map[string]string) error {
 		// to be kept apart.
 		return fmt.Errorf("Invalid value %s for configuration admin.listeners: connectd has no separate admin listener yet; leave admin.listeners unset to serve /admin/loggers on the regular listeners, or set it empty to disable them", v)
 	}
-	if v := strings.TrimSpace(p["rest.extension.classes"]); v != "" {
-		return fmt.Errorf("Invalid value %s for configuration rest.extension.classes: connectd runs no REST extensions (basic authentication included) yet, and will not serve the API without them", v)
+	for _, class := range strings.Split(p["rest.extension.classes"], ",") {
+		if class = strings.TrimSpace(class); class != "" && class != BasicAuthExtension {
+			return fmt.Errorf("Invalid value %s for configuration rest.extension.classes: connectd runs no REST extension but Kafka's basic authentication (%s), and will not serve the API without it", class, BasicAuthExtension)
+		}
 	}
 	// A non-empty allow-origin asks to let more in, so ignoring it would
 	// fail closed; it is refused all the same, so that a UI relying on it
@@ -180,4 +189,55 @@ func firstWithPrefix(p map[string]string, prefix string) string {
 		return ""
 	}
 	return slices.Min(keys)
+}
+
+// Kafka's basic authentication of the REST API.
+const (
+	BasicAuthExtension      = "org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension"
+	propertyFileLoginModule = "org.apache.kafka.connect.rest.basic.auth.extension.PropertyFileLoginModule"
+	jaasSection             = "KafkaConnect"
+)
+
+// jaasFileOption is where Kafka's start scripts point the JVM at its JAAS
+// file: -Djava.security.auth.login.config=PATH in KAFKA_OPTS.
+var jaasFileOption = regexp.MustCompile(`-Djava\.security\.auth\.login\.config==?("[^"]*"|'[^']*'|\S+)`)
+
+// parseBasicAuth reads, when rest.extension.classes names Kafka's
+// BasicAuthSecurityRestExtension, the users and passwords of the
+// PropertyFileLoginModule of the KafkaConnect section of the JAAS file
+// that kafkaOpts names, as a Java worker finds them.
+func (c *Config) parseBasicAuth(p map[string]string, kafkaOpts string) error {
+	if !slices.ContainsFunc(strings.Split(p["rest.extension.classes"], ","), func(s string) bool { return strings.TrimSpace(s) == BasicAuthExtension }) {
+		return nil
+	}
+	m := jaasFileOption.FindStringSubmatch(kafkaOpts)
+	if m == nil {
+		return fmt.Errorf("rest.extension.classes has %s, but KAFKA_OPTS names no JAAS file: set -Djava.security.auth.login.config=PATH there, as for a Java worker", BasicAuthExtension)
+	}
+	path := strings.Trim(m[1], `"'`)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("the JAAS file of rest.extension.classes: %w", err)
+	}
+	entries, err := kafkasec.JAASSection(data, jaasSection)
+	if err != nil {
+		return fmt.Errorf("the JAAS file %s: %w", path, err)
+	}
+	c.RESTCredentials = map[string]string{}
+	for _, e := range entries {
+		if e.LoginModule != propertyFileLoginModule {
+			return fmt.Errorf("the JAAS file %s: connectd's basic authentication reads %s, not %s", path, propertyFileLoginModule, e.LoginModule)
+		}
+		file, ok := e.Options["file"]
+		if !ok {
+			return fmt.Errorf("the JAAS file %s: %s needs its file option", path, propertyFileLoginModule)
+		}
+		users, err := properties.ParseFile(file)
+		if err != nil {
+			return fmt.Errorf("the credentials file of %s: %w", path, err)
+		}
+		maps.Copy(c.RESTCredentials, users)
+	}
+	c.RESTAuth = true
+	return nil
 }
