@@ -29,7 +29,7 @@ KafkaConnect {
 	}
 	for name, content := range map[string]string{
 		"No JAAS configuration section named 'KafkaConnect' was found": `KafkaServer { x required; };`,
-		"no closing brace": `KafkaConnect { org.x.M required file="f";`,
+		"no closing brace":             `KafkaConnect { org.x.M required file="f";`,
 		"not terminated by semi-colon": `KafkaConnect { org.x.M required file="f" };`,
 	} {
 		if _, err := JAASSection([]byte(content), "KafkaConnect"); err == nil || !strings.Contains(err.Error(), name) {
