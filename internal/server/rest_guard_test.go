@@ -276,23 +276,22 @@ func TestLimitListener(t *testing.T) {
 // start, and says which key asked for it.
 func TestWorkerRefusesUnprovidedProtections(t *testing.T) {
 	dir := t.TempDir()
-	basic := "org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension"
 	props := map[string]string{
 		"listeners":                    "http://127.0.0.1:0",
 		"embedded.kafka.listeners":     "127.0.0.1:0",
 		"embedded.kafka.data.dir":      filepath.Join(dir, "kafka"),
 		"offset.storage.file.filename": filepath.Join(dir, "connect.offsets"),
-		"rest.extension.classes":       basic,
+		"access.control.allow.origin":  "https://ui.example.com",
 	}
 	s, err := StartStandalone(context.Background(), props, nil, builtin.Plugins(), testLoggers(t))
 	if err == nil {
 		s.Close()
 		t.Fatal("the standalone worker started")
 	}
-	if want := "Invalid value " + basic + " for configuration rest.extension.classes"; !strings.Contains(err.Error(), want) {
+	if want := "Invalid value https://ui.example.com for configuration access.control.allow.origin"; !strings.Contains(err.Error(), want) {
 		t.Fatalf("standalone: %v", err)
 	}
-	delete(props, "rest.extension.classes")
+	delete(props, "access.control.allow.origin")
 	for k, v := range map[string]string{
 		"group.id": "g", "config.storage.topic": "c", "offset.storage.topic": "o", "status.storage.topic": "s",
 		"inter.worker.signature.algorithm": "HmacSHA512",
