@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/connectd/connectd/connect"
 	"github.com/connectd/connectd/internal/builtin"
@@ -66,6 +68,29 @@ func start(ctx context.Context, cfg Config, loggers *logging.Registry) (*Worker,
 	if len(cfg.Plugins) == 0 {
 		return nil, fmt.Errorf("no plugins: pass connectd.Builtin(), extended or not")
 	}
+	w, err := startMode(ctx, cfg, loggers)
+	if err != nil {
+		return nil, err
+	}
+	// What an operator looks for first in a worker's log: what runs, how,
+	// where, with which connectors.
+	mode := "standalone"
+	if cfg.Distributed {
+		mode = "distributed"
+	}
+	var classes []string
+	for _, p := range cfg.Plugins {
+		if p.Type == connect.PluginSource || p.Type == connect.PluginSink {
+			classes = append(classes, p.Class)
+		}
+	}
+	slices.Sort(classes)
+	loggers.Logger("org.apache.kafka.connect.runtime").Info("Kafka Connect started", "version", version(), "mode", mode,
+		"listeners", cfg.Worker["listeners"], "rest", w.RESTAddr(), "broker", w.BrokerAddr(), "connector_plugins", strings.Join(classes, ","))
+	return w, nil
+}
+
+func startMode(ctx context.Context, cfg Config, loggers *logging.Registry) (*Worker, error) {
 	if cfg.Distributed {
 		if len(cfg.ConnectorFiles) > 0 {
 			return nil, fmt.Errorf("a distributed worker takes no connector files (%s): create connectors through its REST API", cfg.ConnectorFiles[0])

@@ -24,15 +24,21 @@ func standaloneProps(dir string) map[string]string {
 // A worker knows the plugins it was given and no others: the listing
 // shows them, and a built-in class left out is refused as unknown.
 func TestStartRunsExactlyItsPlugins(t *testing.T) {
+	logs := &servertest.SyncBuffer{}
 	w, err := Start(context.Background(), Config{
 		Worker:  standaloneProps(t.TempDir()),
 		Plugins: append(file.Plugins(), converters.Plugins()...),
-		Log:     io.Discard,
+		Log:     logs,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
+	// The start is logged with what runs, how and where.
+	if l := logs.String(); !strings.Contains(l, `msg="Kafka Connect started"`) || !strings.Contains(l, "mode=standalone") ||
+		!strings.Contains(l, "rest="+w.RESTAddr()) || !strings.Contains(l, "connector_plugins=org.apache.kafka.connect.file.FileStreamSinkConnector,org.apache.kafka.connect.file.FileStreamSourceConnector") {
+		t.Errorf("the start's log line:\n%s", l)
+	}
 	if w.BrokerAddr() == "" {
 		t.Error("no embedded broker address")
 	}
