@@ -8,7 +8,6 @@ import (
 	"mime"
 	"net/http"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/connectd/connectd/internal/herder"
@@ -18,26 +17,6 @@ import (
 // take the worker down (bodies are bounded in size and in time) and no
 // web page can drive it from its visitor's browser (cross-origin requests
 // and non-JSON POSTs are refused).
-
-// refuseCrossOrigin refuses a request whose Origin is not this worker's
-// own scheme://host. A browser names the page's origin on every
-// cross-origin request but a plain GET, including the "simple" POSTs it
-// sends without asking first; Kafka Connect, with no
-// access.control.allow.origin, would run them and only hide the answer.
-func refuseCrossOrigin(r *http.Request) error {
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	self := scheme + "://" + r.Host
-	for _, origin := range r.Header.Values("Origin") {
-		if !strings.EqualFold(origin, self) {
-			return &herder.Error{Status: http.StatusForbidden, Message: fmt.Sprintf(
-				"Cross-origin request refused: origin %s is not this worker's (%s), and access.control.allow.origin allows no other", origin, self)}
-		}
-	}
-	return nil
-}
 
 // refuseMediaType answers a POST whose body is not JSON as Jersey does
 // for Kafka Connect's resources, which consume only application/json. A

@@ -95,6 +95,13 @@ type Options struct {
 	// (user to password), as Kafka's BasicAuthSecurityRestExtension does.
 	Auth        bool
 	Credentials map[string]string
+	// CORSOrigins are the other origins whose requests are answered
+	// (access.control.allow.origin: origins, * a wildcard), with the
+	// methods CORSMethods; none: same origin only.
+	CORSOrigins, CORSMethods []string
+	// Headers are set or added on every response
+	// (response.http.headers.config).
+	Headers []HeaderRule
 }
 
 // InternalHerder is implemented by herders of a cluster, which take the
@@ -121,6 +128,8 @@ type server struct {
 	mux      *http.ServeMux
 	client   *http.Client // forwards to other workers
 	auth     *basicAuth   // nil: no authentication
+	cors     *cors        // nil: same origin only
+	headers  []HeaderRule
 }
 
 // New returns the REST API over h. loggers backs /admin/loggers, which is
@@ -130,6 +139,10 @@ func New(h Herder, loggers *logging.Registry, opts Options) http.Handler {
 	if opts.Auth {
 		s.auth = &basicAuth{users: opts.Credentials}
 	}
+	if len(opts.CORSOrigins) > 0 {
+		s.cors = newCORS(opts.CORSOrigins, opts.CORSMethods)
+	}
+	s.headers = opts.Headers
 	if s.timeout <= 0 {
 		s.timeout = DefaultRequestTimeout
 	}
@@ -270,11 +283,15 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w)
 	deadline := time.Now().Add(s.bodyTime)
 	_ = rc.SetReadDeadline(deadline) // unsupported only off a real connection
+	setHeaders(sw.Header(), s.headers)
+	if s.cors.preflight(sw, r) {
+		return
+	}
 	if s.auth != nil && !s.auth.allows(r) {
 		s.auth.refuse(sw)
 		return
 	}
-	if err := refuseCrossOrigin(r); err != nil {
+	if err := s.cors.refuse(sw, r); err != nil {
 		s.refuse(sw, r, err)
 		return
 	}

@@ -34,6 +34,9 @@ func restOptions(cfg *worker.Config, loggers *logging.Registry) rest.Options {
 		Client:          cfg.RESTClient,
 		Auth:            cfg.RESTAuth,
 		Credentials:     cfg.RESTCredentials,
+		CORSOrigins:     cfg.CORSOrigins,
+		CORSMethods:     cfg.CORSMethods,
+		Headers:         headerRules(cfg.RESTHeaders),
 	}
 }
 
@@ -79,4 +82,12 @@ func (c *limitedConn) Close() error {
 	err := c.Conn.Close()
 	c.once.Do(c.release)
 	return err
+}
+
+func headerRules(rules []worker.HeaderRule) []rest.HeaderRule {
+	out := make([]rest.HeaderRule, len(rules))
+	for i, r := range rules {
+		out[i] = rest.HeaderRule(r)
+	}
+	return out
 }

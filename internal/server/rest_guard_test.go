@@ -202,7 +202,7 @@ func TestRESTRefusesCrossOrigin(t *testing.T) {
 	}
 	for _, origin := range []string{"http://evil.example", "null", "https://" + w.s.RESTAddr} {
 		code, body := send("POST", "/connectors", origin, create)
-		want := `{"error_code":403,"message":"Cross-origin request refused: origin ` + origin + ` is not this worker's (http://` + w.s.RESTAddr + `), and access.control.allow.origin allows no other"}`
+		want := `{"error_code":403,"message":"Cross-origin request refused: origin ` + origin + ` is not this worker's (http://` + w.s.RESTAddr + `), and access.control.allow.origin does not allow it"}`
 		if code != 403 || body != want {
 			t.Errorf("Origin %s: got %d %s", origin, code, body)
 		}
@@ -281,17 +281,17 @@ func TestWorkerRefusesUnprovidedProtections(t *testing.T) {
 		"embedded.kafka.listeners":     "127.0.0.1:0",
 		"embedded.kafka.data.dir":      filepath.Join(dir, "kafka"),
 		"offset.storage.file.filename": filepath.Join(dir, "connect.offsets"),
-		"access.control.allow.origin":  "https://ui.example.com",
+		"admin.listeners":              "http://127.0.0.1:0",
 	}
 	s, err := StartStandalone(context.Background(), props, nil, builtin.Plugins(), testLoggers(t))
 	if err == nil {
 		s.Close()
 		t.Fatal("the standalone worker started")
 	}
-	if want := "Invalid value https://ui.example.com for configuration access.control.allow.origin"; !strings.Contains(err.Error(), want) {
+	if want := "Invalid value http://127.0.0.1:0 for configuration admin.listeners"; !strings.Contains(err.Error(), want) {
 		t.Fatalf("standalone: %v", err)
 	}
-	delete(props, "access.control.allow.origin")
+	delete(props, "admin.listeners")
 	for k, v := range map[string]string{
 		"group.id": "g", "config.storage.topic": "c", "offset.storage.topic": "o", "status.storage.topic": "s",
 		"inter.worker.signature.algorithm": "HmacSHA512",

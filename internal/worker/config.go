@@ -59,6 +59,11 @@ type Config struct {
 	// as Kafka's PropertyFileLoginModule lets everyone in).
 	RESTAuth        bool
 	RESTCredentials map[string]string
+	// CORSOrigins are the other origins the REST API answers
+	// (access.control.allow.origin), with the methods CORSMethods;
+	// RESTHeaders are set on every response.
+	CORSOrigins, CORSMethods []string
+	RESTHeaders              []HeaderRule
 	// The REST server's limits; 0 means the REST server's default.
 	RESTMaxRequestBytes int64
 	RESTBodyTimeout     time.Duration

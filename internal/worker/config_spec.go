@@ -102,13 +102,13 @@ var commonDef = connect.NewConfigDef().
 	Define(connect.ConfigKey{Name: "admin.listeners", Type: connect.ConfigList, Importance: connect.Low,
 		Doc: "Unset: /admin/loggers is served on the regular listeners; empty: not served. A list is refused: connectd has no separate admin listener yet."}).
 	Define(connect.ConfigKey{Name: "rest.extension.classes", Type: connect.ConfigList, Default: "", Importance: connect.Low,
-		Doc: "Refused unless empty: connectd runs no REST extensions (basic authentication included) yet."}).
+		Doc: "REST extensions: org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension (basic authentication, from the JAAS file KAFKA_OPTS names with -Djava.security.auth.login.config) is the one connectd runs; others are refused."}).
 	Define(connect.ConfigKey{Name: "access.control.allow.origin", Type: connect.ConfigString, Default: "", Importance: connect.Low,
-		Doc: "Refused unless empty: connectd does not do CORS yet and refuses every cross-origin request."}).
+		Doc: "Origins (with * as a wildcard, or * for any) whose cross-origin requests the REST API answers with CORS's headers; empty: same origin only, every other refused."}).
 	Define(connect.ConfigKey{Name: "access.control.allow.methods", Type: connect.ConfigString, Default: "", Importance: connect.Low,
-		Doc: "Read by Kafka only along with access.control.allow.origin, which connectd refuses."}).
+		Doc: "The methods allowed to the origins of access.control.allow.origin (empty: GET, POST, HEAD)."}).
 	Define(connect.ConfigKey{Name: "response.http.headers.config", Type: connect.ConfigString, Default: "", Importance: connect.Low,
-		Doc: "Refused unless empty: connectd adds no response headers yet."}).
+		Doc: "Header rules applied to every REST response: comma-separated '[set|add|setDate|addDate] [header name]:[header value]', a rule with a comma in double quotes."}).
 	Define(connect.ConfigKey{Name: "ssl.client.auth", Type: connect.ConfigString, Default: "none", Importance: connect.Low,
 		Doc: "Whether HTTPS clients must show a certificate signed by a CA of the trust store: none, requested or required."}).
 	Define(connect.ConfigKey{Name: "rest.advertised.listener", Type: connect.ConfigString, Importance: connect.Low,

@@ -16,8 +16,11 @@ func TestParseConfigRefusesUnprovidedProtections(t *testing.T) {
 		{"admin.listeners.https.ssl.keystore.location", "/etc/connect/keystore.jks"},
 		{"admin.listeners", "http://localhost:8084"},
 		{"rest.extension.classes", "org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension"},
-		{"access.control.allow.origin", "*"},
-		{"response.http.headers.config", "add X-Frame-Options: DENY"},
+		// Response header rules Kafka refuses.
+		{"response.http.headers.config", "add X-Frame-Options"},
+		{"response.http.headers.config", "remove X-Frame-Options:DENY"},
+		{"response.http.headers.config", "set X Frame:DENY"},
+		{"response.http.headers.config", "setDate Expires:tomorrow"},
 		{"ssl.client.auth", "required"},
 		{"ssl.client.auth", "requested"},
 		{"rest.advertised.listener", "https"},
@@ -44,6 +47,8 @@ func TestParseConfigRefusesUnprovidedProtections(t *testing.T) {
 		// Kafka reads it only along with access.control.allow.origin.
 		{"access.control.allow.methods": "GET,POST,PUT"},
 		{"response.http.headers.config": ""},
+		{"access.control.allow.origin": "*"},
+		{"response.http.headers.config": `set X-Frame-Options:DENY,"add Cache-Control: no-cache, no-store",addDate Expires:3600000`},
 		{"ssl.client.auth": "none"},
 		{"rest.advertised.listener": "HTTP"},
 		{"connector.client.config.override.policy": "All"},

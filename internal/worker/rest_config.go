@@ -16,6 +16,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/connectd/connectd/connect"
@@ -56,6 +57,14 @@ func (c *Config) parseREST(p map[string]string, pc *connect.ParsedConfig) error 
 	if err := c.parseBasicAuth(p, os.Getenv("KAFKA_OPTS")); err != nil {
 		return err
 	}
+	if err := c.parseCORS(p); err != nil {
+		return err
+	}
+	rules, err := ParseHeaderRules(p["response.http.headers.config"])
+	if err != nil {
+		return err
+	}
+	c.RESTHeaders = rules
 	c.RESTMaxRequestBytes = pc.Long(keyRESTMaxRequestBytes)
 	c.RESTBodyTimeout = millis(pc, keyRESTBodyTimeout)
 	c.RESTMaxConnections = int(min(pc.Long(keyRESTMaxConnections), 1<<20))
@@ -159,15 +168,6 @@ func refuseRESTProtections(p map[string]string) error {
 			return fmt.Errorf("Invalid value %s for configuration rest.extension.classes: connectd runs no REST extension but Kafka's basic authentication (%s), and will not serve the API without it", class, BasicAuthExtension)
 		}
 	}
-	// A non-empty allow-origin asks to let more in, so ignoring it would
-	// fail closed; it is refused all the same, so that a UI relying on it
-	// is not left to find out from its browser's console.
-	if v := strings.TrimSpace(p["access.control.allow.origin"]); v != "" {
-		return fmt.Errorf("Invalid value %s for configuration access.control.allow.origin: connectd does not do CORS yet and refuses every cross-origin request", v)
-	}
-	if v := strings.TrimSpace(p["response.http.headers.config"]); v != "" {
-		return fmt.Errorf("Invalid value %s for configuration response.http.headers.config: connectd does not add response headers yet", v)
-	}
 	// Every connector may override its clients' settings in connectd,
 	// which is the All policy; None and Principal would forbid some.
 	switch v := strings.TrimSpace(p["connector.client.config.override.policy"]); v {
@@ -240,4 +240,102 @@ func (c *Config) parseBasicAuth(p map[string]string, kafkaOpts string) error {
 	}
 	c.RESTAuth = true
 	return nil
+}
+
+// parseCORS reads access.control.allow.origin (origins, with * as a
+// wildcard, or * alone for any) and access.control.allow.methods (Jetty
+// CrossOriginFilter's default: GET, POST, HEAD), as Kafka hands them to
+// the filter.
+func (c *Config) parseCORS(p map[string]string) error {
+	origins := strings.TrimSpace(p["access.control.allow.origin"])
+	if origins == "" {
+		return nil
+	}
+	for _, o := range strings.Split(origins, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			c.CORSOrigins = append(c.CORSOrigins, o)
+		}
+	}
+	c.CORSMethods = []string{"GET", "POST", "HEAD"}
+	if m := strings.TrimSpace(p["access.control.allow.methods"]); m != "" {
+		c.CORSMethods = nil
+		for _, v := range strings.Split(m, ",") {
+			if v = strings.ToUpper(strings.TrimSpace(v)); v != "" {
+				c.CORSMethods = append(c.CORSMethods, v)
+			}
+		}
+	}
+	return nil
+}
+
+// HeaderRule is one rule of response.http.headers.config: Jetty
+// HeaderFilter's set, add, setDate or addDate of a header on every
+// response (for the Date actions, Value is milliseconds from now).
+type HeaderRule struct {
+	Action, Name, Value string
+}
+
+// ParseHeaderRules reads response.http.headers.config as Kafka validates
+// it: comma-separated rules, each in double quotes if it holds a comma,
+// of the form "[action] [header name]:[header value]".
+func ParseHeaderRules(v string) ([]HeaderRule, error) {
+	const key = "response.http.headers.config"
+	var out []HeaderRule
+	for _, rule := range csvSplit(v) {
+		fields := strings.SplitN(strings.TrimSpace(rule), " ", 2)
+		if len(fields) != 2 || strings.TrimSpace(fields[1]) == "" {
+			return nil, fmt.Errorf("Invalid value %s for configuration %s: Invalid format of header config '%s'. Expected: '[action] [header name]:[header value]'", v, key, rule)
+		}
+		action := ""
+		for _, a := range []string{"set", "add", "setDate", "addDate"} {
+			if strings.EqualFold(fields[0], a) {
+				action = a
+			}
+		}
+		if action == "" {
+			return nil, fmt.Errorf("Invalid value %s for configuration %s: Invalid header config action: '%s'. Expected one of [set, add, setDate, addDate]", v, key, fields[0])
+		}
+		nv := strings.Split(strings.TrimSpace(fields[1]), ":")
+		if len(nv) != 2 {
+			return nil, fmt.Errorf("Invalid value %s for configuration %s: Invalid format of header name and header value pair '%s'. Expected: '[header name]:[header value]'", v, key, fields[1])
+		}
+		name, value := strings.TrimSpace(nv[0]), strings.TrimSpace(nv[1])
+		if name == "" || strings.ContainsAny(name, " \t") {
+			return nil, fmt.Errorf("Invalid value %s for configuration %s: Invalid header name '%s'. The '[header name]' cannot contain whitespace", v, key, name)
+		}
+		if strings.HasSuffix(action, "Date") {
+			if _, err := strconv.ParseInt(value, 10, 64); err != nil {
+				return nil, fmt.Errorf("Invalid value %s for configuration %s: %s %s takes milliseconds from now, not '%s'", v, key, action, name, value)
+			}
+		}
+		out = append(out, HeaderRule{Action: action, Name: name, Value: value})
+	}
+	return out, nil
+}
+
+// csvSplit splits s at commas outside double quotes, dropping the quotes
+// around a value and blanks around each, as Jetty's StringUtil.csvSplit.
+func csvSplit(s string) []string {
+	var out []string
+	var cur strings.Builder
+	quoted := false
+	flush := func() {
+		if v := strings.TrimSpace(cur.String()); v != "" {
+			out = append(out, strings.Trim(v, `"`))
+		}
+		cur.Reset()
+	}
+	for _, r := range s {
+		switch {
+		case r == '"':
+			quoted = !quoted
+			cur.WriteRune(r)
+		case r == ',' && !quoted:
+			flush()
+		default:
+			cur.WriteRune(r)
+		}
+	}
+	flush()
+	return out
 }
