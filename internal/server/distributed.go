@@ -30,6 +30,9 @@ type Distributed struct {
 	Herder   *herder.Distributed
 	Broker   *embedded.Broker // nil unless bootstrap.servers was unset
 	RESTAddr string
+	// MetricsAddr is the host:port of the first of metrics.listeners, if
+	// any.
+	MetricsAddr string
 
 	cancel  context.CancelFunc
 	done    chan struct{}
@@ -169,7 +172,12 @@ func StartDistributed(ctx context.Context, props map[string]string, plugins []co
 	opts.Console = consoleHandler(cfg, bootstrap, brokerDial(s.Broker))
 	opts.Metrics = metrics.Handler(metrics.Source{Herder: h, Worker: h.Worker(), WorkerID: h.WorkerID(), Rebalancing: member.Rebalancing})
 	handler := rest.New(h, loggers, opts)
-	s.servers = serveREST(lns, cfg.ListenHTTPS, handler, log)
+	s.servers = serveREST(lns, cfg.ListenHTTPS, handler, log, "REST API listening")
+	metricsServers, metricsAddr, err := serveMetrics(cfg, opts.Metrics, log)
+	if err != nil {
+		return fail(err)
+	}
+	s.servers, s.MetricsAddr = append(s.servers, metricsServers...), metricsAddr
 	log.Info("advertised REST URL", "url", url)
 	runCtx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel

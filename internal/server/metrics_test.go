@@ -103,3 +103,28 @@ func TestMetrics(t *testing.T) {
 		t.Errorf("OpenMetrics asked for, got %s", ct)
 	}
 }
+
+// metrics.listeners serve GET /metrics alone, apart from the API.
+func TestMetricsListener(t *testing.T) {
+	w := startWorker(t, t.TempDir(), map[string]string{"metrics.listeners": "http://127.0.0.1:0"})
+	if w.s.MetricsAddr == "" {
+		t.Fatal("no metrics listener")
+	}
+	resp, err := http.Get("http://" + w.s.MetricsAddr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || metricValue(string(b), "kafka_connect_worker_connector_count") != "0" {
+		t.Errorf("GET /metrics on the metrics listener: %d %.200s", resp.StatusCode, b)
+	}
+	resp, err = http.Get("http://" + w.s.MetricsAddr + "/connectors")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 404 {
+		t.Errorf("GET /connectors on the metrics listener: %d", resp.StatusCode)
+	}
+}

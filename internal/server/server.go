@@ -39,6 +39,9 @@ type Standalone struct {
 	Herder   *herder.Standalone
 	Broker   *embedded.Broker // nil when bootstrap.servers is set
 	RESTAddr string           // host:port of the first REST listener
+	// MetricsAddr is the host:port of the first of metrics.listeners, if
+	// any.
+	MetricsAddr string
 
 	log      *slog.Logger
 	servers  []*http.Server
@@ -123,7 +126,12 @@ func StartStandalone(ctx context.Context, props map[string]string, connectors []
 	opts.Console = consoleHandler(cfg, bootstrap, brokerDial(s.Broker))
 	opts.Metrics = metrics.Handler(metrics.Source{Herder: s.Herder, Worker: s.Herder.Worker()})
 	handler := rest.New(s.Herder, loggers, opts)
-	s.servers = serveREST(lns, cfg.ListenHTTPS, handler, log)
+	s.servers = serveREST(lns, cfg.ListenHTTPS, handler, log, "REST API listening")
+	metricsServers, metricsAddr, err := serveMetrics(cfg, opts.Metrics, log)
+	if err != nil {
+		return fail(err)
+	}
+	s.servers, s.MetricsAddr = append(s.servers, metricsServers...), metricsAddr
 	if err := s.Herder.Start(ctx, connectors); err != nil {
 		return fail(err)
 	}
@@ -210,7 +218,7 @@ func bindListeners(cfg *worker.Config) ([]net.Listener, error) {
 // serveREST serves the REST API on the bound listeners. No write timeout:
 // some answers legitimately take long (a stop waits for its tasks, up to
 // the 90 s request timeout); the REST handler bounds reading the body.
-func serveREST(lns []net.Listener, https []bool, handler http.Handler, log *slog.Logger) []*http.Server {
+func serveREST(lns []net.Listener, https []bool, handler http.Handler, log *slog.Logger, what string) []*http.Server {
 	var servers []*http.Server
 	for i, ln := range lns {
 		srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: idleTimeout}
@@ -224,7 +232,7 @@ func serveREST(lns []net.Listener, https []bool, handler http.Handler, log *slog
 		if https[i] {
 			scheme = "https://"
 		}
-		log.Info("REST API listening", "address", scheme+ln.Addr().String())
+		log.Info(what, "address", scheme+ln.Addr().String())
 	}
 	return servers
 }
@@ -242,4 +250,27 @@ func workerID(cfg *worker.Config, restAddr string) string {
 		port = strconv.Itoa(cfg.AdvertisedPort)
 	}
 	return net.JoinHostPort(host, port)
+}
+
+// serveMetrics serves GET /metrics alone on metrics.listeners, and
+// returns their servers and the first one's address.
+func serveMetrics(cfg *worker.Config, h http.Handler, log *slog.Logger) ([]*http.Server, string, error) {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", h)
+	var servers []*http.Server
+	first := ""
+	for _, addr := range cfg.MetricsAddrs {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			for _, srv := range servers {
+				srv.Close()
+			}
+			return nil, "", fmt.Errorf("metrics listener %s: %w", addr, err)
+		}
+		if first == "" {
+			first = ln.Addr().String()
+		}
+		servers = append(servers, serveREST([]net.Listener{limitListener(ln, defaultMaxConnections)}, []bool{false}, mux, log, "metrics listening (GET /metrics)")...)
+	}
+	return servers, first, nil
 }

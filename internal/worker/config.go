@@ -70,6 +70,9 @@ type Config struct {
 	RESTMaxConnections  int
 	// Console serves the web console at /ui (console.enable).
 	Console bool
+	// MetricsAddrs are where GET /metrics alone is served besides the
+	// REST listeners (metrics.listeners).
+	MetricsAddrs []string
 	// Providers resolve the placeholders of connectors' configs (the
 	// worker's config.providers); nil: none are configured.
 	Providers *configprovider.Resolver

@@ -97,6 +97,8 @@ var commonDef = connect.NewConfigDef().
 		Doc: "connectd's own: the connections each REST listener holds at most. Unset: 64."}).
 	Define(connect.ConfigKey{Name: "config.providers", Type: connect.ConfigList, Default: "", Importance: connect.Low,
 		Doc: "Names of the config providers whose ${name:[path:]key} placeholders the worker's and connectors' configs may hold; each needs config.providers.<name>.class."}).
+	Define(connect.ConfigKey{Name: keyMetricsListeners, Type: connect.ConfigList, Default: "", Importance: connect.Low,
+		Doc: "connectd's own: listeners, http://host:port, that serve only GET /metrics (it is on the REST listeners too), for a scraper kept apart from the API."}).
 	Define(connect.ConfigKey{Name: keyConsoleEnable, Type: connect.ConfigBoolean, Importance: connect.Low,
 		Doc: "connectd's own: serve the web console at /ui on the REST listeners. Unset: on when the worker runs the embedded broker, off with bootstrap.servers."}).
 	Define(connect.ConfigKey{Name: "admin.listeners", Type: connect.ConfigList, Importance: connect.Low,

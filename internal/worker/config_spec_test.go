@@ -28,6 +28,7 @@ func TestWorkerSpec(t *testing.T) {
 		{"admin.listeners", "", (*string)(nil), func(c *Config) any { return c.AdminListeners }},
 		{"console.enable", "false", true, func(c *Config) any { return c.Console }}, // on by default with the embedded broker
 		{"config.providers", "", nil, nil}, // read by configprovider before the worker's config is parsed
+		{"metrics.listeners", "http://127.0.0.1:0", []string(nil), func(c *Config) any { return c.MetricsAddrs }},
 		{"rest.extension.classes", "", nil, nil},
 		{"access.control.allow.origin", "", nil, nil},
 		{"access.control.allow.methods", "", nil, nil},

@@ -31,6 +31,7 @@ const (
 	keyRESTBodyTimeout     = "rest.request.body.timeout.ms"
 	keyRESTMaxConnections  = "rest.max.connections"
 	keyConsoleEnable       = "console.enable"
+	keyMetricsListeners    = "metrics.listeners"
 )
 
 // parseREST reads the REST keys into c, from the props as given (p) and
@@ -59,6 +60,16 @@ func (c *Config) parseREST(p map[string]string, pc *connect.ParsedConfig) error 
 	}
 	if err := c.parseCORS(p); err != nil {
 		return err
+	}
+	for _, l := range nonEmpty(pc.List(keyMetricsListeners)) {
+		addr, secure, err := listenAddr(l)
+		if err != nil {
+			return fmt.Errorf("%s: %w", keyMetricsListeners, err)
+		}
+		if secure {
+			return fmt.Errorf("Invalid value %s for configuration %s: its listeners serve plain http://; scrape the REST listeners' /metrics for HTTPS", l, keyMetricsListeners)
+		}
+		c.MetricsAddrs = append(c.MetricsAddrs, addr)
 	}
 	rules, err := ParseHeaderRules(p["response.http.headers.config"])
 	if err != nil {
