@@ -13,7 +13,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/connectd/connectd/internal/groupoffsets"
 )
@@ -89,15 +88,9 @@ func (a *app) groupsListCmd() *cobra.Command {
 			defer closeAdm()
 			ctx, cancel := a.groupCtx(cmd.Context())
 			defer cancel()
-			listed, err := adm.ListGroups(ctx, states...)
+			consumers, listed, err := groupoffsets.ConsumerGroups(ctx, adm, states...)
 			if err != nil {
-				return fmt.Errorf("listing groups: %w", err)
-			}
-			var consumers []string
-			for name, g := range listed {
-				if g.ProtocolType == "consumer" || g.ProtocolType == "" {
-					consumers = append(consumers, name)
-				}
+				return err
 			}
 			var lags kadm.DescribedGroupLags
 			if len(consumers) > 0 {
@@ -206,16 +199,10 @@ func (a *app) groupsDescribeCmd() *cobra.Command {
 			ctx, cancel := a.groupCtx(cmd.Context())
 			defer cancel()
 			if all {
-				listed, err := adm.ListGroups(ctx)
-				if err != nil {
-					return fmt.Errorf("listing groups: %w", err)
+				var err error
+				if args, _, err = groupoffsets.ConsumerGroups(ctx, adm); err != nil {
+					return err
 				}
-				for name, g := range listed {
-					if g.ProtocolType == "consumer" || g.ProtocolType == "" {
-						args = append(args, name)
-					}
-				}
-				slices.Sort(args)
 			}
 			if len(args) == 0 {
 				_, err := fmt.Fprintln(a.stdout, "no consumer groups")
@@ -231,12 +218,10 @@ func (a *app) groupsDescribeCmd() *cobra.Command {
 				if !ok {
 					return fmt.Errorf("group %s: no answer from Kafka", name)
 				}
-				err := l.Error()
-				// Kafka 4 answers GROUP_ID_NOT_FOUND; before, a Dead group.
-				if errors.Is(err, kerr.GroupIDNotFound) || err == nil && l.State == "Dead" && len(l.Lag) == 0 {
+				if groupoffsets.Missing(l) {
 					return withHint(fmt.Errorf("consumer group '%s' does not exist", name), "list the groups with: connectctl groups list")
 				}
-				if err != nil {
+				if err := l.Error(); err != nil {
 					return fmt.Errorf("group %s: %w", name, err)
 				}
 				out = append(out, describeLag(l))
@@ -279,13 +264,13 @@ func describeLag(l kadm.DescribedGroupLag) describedGroup {
 	for _, m := range l.Lag.Sorted() {
 		p := describedPartition{Group: l.Group, Topic: m.Topic, Partition: m.Partition}
 		if m.Commit.At >= 0 {
-			p.Current = ptr(m.Commit.At)
+			p.Current = new(m.Commit.At)
 		}
 		if m.End.Err == nil {
-			p.LogEnd = ptr(m.End.Offset)
+			p.LogEnd = new(m.End.Offset)
 		}
 		if m.Err == nil && m.Lag >= 0 && p.Current != nil {
-			p.Lag = ptr(m.Lag)
+			p.Lag = new(m.Lag)
 			g.TotalLag += m.Lag
 		}
 		if m.Member != nil {
@@ -295,8 +280,6 @@ func describeLag(l kadm.DescribedGroupLag) describedGroup {
 	}
 	return g
 }
-
-func ptr[T any](v T) *T { return &v }
 
 func optInt(v *int64) string {
 	if v == nil {
@@ -377,8 +360,7 @@ tries anyway. --export prints the new offsets as CSV instead of the diff.`,
 	f.StringVar(&rf.byDuration, "by-duration", "", "to the first record at or after now minus this duration (PT15M, P1D, 15m)")
 	f.StringVar(&rf.fromFile, "from-file", "", "to the offsets of this CSV file (topic,partition,offset per line)")
 	f.BoolVar(&rf.export, "export", false, "print the new offsets as CSV (for --from-file) instead of the diff")
-	f.BoolVar(&rf.force, "force", false, "try the change even though the group has members")
-	f.BoolVar(&rf.dryRun, "dry-run", false, "show the change and change nothing")
+	addGroupChangeFlags(cmd, &rf.force, &rf.dryRun)
 	kf.addConn(cmd)
 	return cmd
 }
@@ -551,8 +533,7 @@ first: "connectctl groups undo GROUP" commits them again.`,
 		},
 	}
 	cmd.Flags().StringArrayVar(&topics, "topic", nil, "delete only the offsets of this topic, or topic:partition,partition (repeatable)")
-	cmd.Flags().BoolVar(&force, "force", false, "try even though the group has members")
-	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show the change and change nothing")
+	addGroupChangeFlags(cmd, &force, &dryRun)
 	kf.addConn(cmd)
 	return cmd
 }
@@ -593,8 +574,7 @@ from the local history. Undoing again goes one more change back.`,
 			return markUndone(e)
 		},
 	}
-	cmd.Flags().BoolVar(&force, "force", false, "try even though the group has members")
-	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show the change and change nothing")
+	addGroupChangeFlags(cmd, &force, &dryRun)
 	kf.addConn(cmd)
 	return cmd
 }
@@ -620,6 +600,13 @@ func (a *app) groupsHistoryCmd() *cobra.Command {
 	}
 	kf.addConn(cmd)
 	return cmd
+}
+
+// addGroupChangeFlags adds the flags of every command that changes a
+// group's offsets.
+func addGroupChangeFlags(cmd *cobra.Command, force, dryRun *bool) {
+	cmd.Flags().BoolVar(force, "force", false, "try the change even though the group has members")
+	cmd.Flags().BoolVar(dryRun, "dry-run", false, "show the change and change nothing")
 }
 
 // groupPlan is one change of a group's offsets: target computes the

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/connectd/connectd/internal/groupoffsets"
 	"maps"
 	"slices"
 	"strconv"
@@ -118,16 +119,15 @@ func (a *app) pipeline(ctx context.Context, kf *kafkaFlags, only, groups []strin
 	}
 	if adm != nil && !noGroups {
 		if len(groups) == 0 {
-			listed, err := adm.ListGroups(ctx)
+			all, _, err := groupoffsets.ConsumerGroups(ctx, adm)
 			if err != nil {
-				return fmt.Errorf("listing groups: %w", err)
+				return err
 			}
-			for g, lg := range listed {
-				if (lg.ProtocolType == "consumer" || lg.ProtocolType == "") && !sinkGroups[g] && !strings.HasPrefix(g, "connect-") {
+			for _, g := range all {
+				if !sinkGroups[g] && !strings.HasPrefix(g, "connect-") {
 					groups = append(groups, g)
 				}
 			}
-			slices.Sort(groups)
 		}
 		for _, g := range groups {
 			row := pipelineRow{Surface: "group", Name: g, Group: g, State: "-", Topics: []string{}}

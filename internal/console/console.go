@@ -17,7 +17,6 @@ import (
 	"context"
 	"embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -28,7 +27,6 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/connectd/connectd/internal/groupoffsets"
 )
@@ -93,18 +91,21 @@ func (c *console) info(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"target": c.opts.Target, "groups": c.opts.Admin != nil})
 }
 
-// admin opens a Kafka admin client, or answers why there is none.
-func (c *console) admin(w http.ResponseWriter) (*kadm.Client, func(), bool) {
+// admin opens a Kafka admin client, with the context of the request's
+// calls to Kafka and the function that ends both, or answers why there is
+// none.
+func (c *console) admin(w http.ResponseWriter, r *http.Request) (*kadm.Client, context.Context, func(), bool) {
 	if c.opts.Admin == nil {
 		writeError(w, http.StatusNotFound, "this console does not know the Kafka cluster: consumer groups cannot be shown")
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	adm, closeAdm, err := c.opts.Admin()
 	if err != nil {
 		writeError(w, http.StatusBadGateway, "connecting to Kafka: %v", err)
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
-	return adm, closeAdm, true
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	return adm, ctx, func() { cancel(); closeAdm() }, true
 }
 
 // groupRow is a consumer group in the list.
@@ -116,25 +117,16 @@ type groupRow struct {
 }
 
 func (c *console) groups(w http.ResponseWriter, r *http.Request) {
-	adm, closeAdm, ok := c.admin(w)
+	adm, ctx, done, ok := c.admin(w, r)
 	if !ok {
 		return
 	}
-	defer closeAdm()
-	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
-	defer cancel()
-	listed, err := adm.ListGroups(ctx)
+	defer done()
+	names, listed, err := groupoffsets.ConsumerGroups(ctx, adm)
 	if err != nil {
-		writeError(w, http.StatusBadGateway, "listing groups: %v", err)
+		writeError(w, http.StatusBadGateway, "%v", err)
 		return
 	}
-	var names []string
-	for name, g := range listed {
-		if g.ProtocolType == "consumer" || g.ProtocolType == "" {
-			names = append(names, name)
-		}
-	}
-	slices.Sort(names)
 	out := []groupRow{}
 	if len(names) > 0 {
 		lags, err := adm.Lag(ctx, names...)
@@ -167,20 +159,18 @@ type partitionRow struct {
 
 func (c *console) group(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("group")
-	adm, closeAdm, ok := c.admin(w)
+	adm, ctx, done, ok := c.admin(w, r)
 	if !ok {
 		return
 	}
-	defer closeAdm()
-	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
-	defer cancel()
+	defer done()
 	lags, err := adm.Lag(ctx, name)
 	l, found := lags[name]
 	switch {
 	case !found && err != nil:
 		writeError(w, http.StatusBadGateway, "describing group %s: %v", name, err)
 		return
-	case !found || errors.Is(l.Error(), kerr.GroupIDNotFound) || l.Error() == nil && l.State == "Dead" && len(l.Lag) == 0:
+	case !found || groupoffsets.Missing(l):
 		writeError(w, http.StatusNotFound, "Consumer group '%s' does not exist.", name)
 		return
 	case l.Error() != nil:
@@ -260,13 +250,11 @@ func (c *console) reset(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, `"to" is %q: want earliest, latest, offset, shift, datetime or current`, req.To)
 		return
 	}
-	adm, closeAdm, ok := c.admin(w)
+	adm, ctx, done, ok := c.admin(w, r)
 	if !ok {
 		return
 	}
-	defer closeAdm()
-	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
-	defer cancel()
+	defer done()
 	state, members, err := groupoffsets.Describe(ctx, adm, name)
 	if err != nil {
 		writeError(w, http.StatusBadGateway, "%v", err)

@@ -94,6 +94,31 @@ func InactiveError(group, state string, members int) error {
 	return fmt.Errorf("assignments can only be reset if the group '%s' is inactive, but the current state is %s (%d member%s)", group, state, members, plural)
 }
 
+// ConsumerGroups lists the consumer groups, sorted, in the states given
+// (none: all): not the groups of Kafka Connect's workers, whose protocol
+// is "connect". listed is every group the broker answered, of any
+// protocol.
+func ConsumerGroups(ctx context.Context, adm *kadm.Client, states ...string) (names []string, listed kadm.ListedGroups, err error) {
+	if listed, err = adm.ListGroups(ctx, states...); err != nil {
+		return nil, nil, fmt.Errorf("listing groups: %w", err)
+	}
+	for name, g := range listed {
+		if g.ProtocolType == "consumer" || g.ProtocolType == "" {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names, listed, nil
+}
+
+// Missing tells whether the lag of a group Kafka answered for says it
+// does not know the group: Kafka 4 answers GROUP_ID_NOT_FOUND, earlier
+// brokers a Dead group with no offsets.
+func Missing(l kadm.DescribedGroupLag) bool {
+	err := l.Error()
+	return errors.Is(err, kerr.GroupIDNotFound) || err == nil && l.State == "Dead" && len(l.Lag) == 0
+}
+
 // Fetch reads a group's committed offsets; a deleted group has none.
 func Fetch(ctx context.Context, adm *kadm.Client, group string) (State, error) {
 	fetched, err := adm.FetchOffsets(ctx, group)

@@ -285,41 +285,33 @@ func cipherSuites(p secProps, cfg *tls.Config) error {
 	return nil
 }
 
-// storeType checks ssl.truststore.type or ssl.keystore.type: PEM, JKS or
-// PKCS12. Unset, it is what the store's file holds: PEM when it is PEM,
-// else JKS, Kafka's default.
-func storeType(p secProps, key, locKey string) (string, error) {
-	t := strings.ToUpper(p.get(key))
-	switch t {
-	case "PEM", "JKS", "PKCS12":
-		return t, nil
-	case "":
-		if loc := p.get(locKey); loc != "" {
-			if data, err := os.ReadFile(loc); err == nil && !bytes.Contains(data, []byte("-----BEGIN ")) {
-				return "JKS", nil
-			}
-		}
-		return "", nil
+// loadStore reads a store's type (ssl.truststore.type or
+// ssl.keystore.type: PEM, JKS or PKCS12) and its file
+// (ssl.truststore.location or ssl.keystore.location; nil when unset), once.
+// With the type unset, the type is what the file holds: PEM when it is
+// PEM, else JKS, Kafka's default.
+func loadStore(p secProps, typeKey, locKey string) (typ string, data []byte, err error) {
+	typ = strings.ToUpper(p.get(typeKey))
+	switch typ {
+	case "", "PEM", "JKS", "PKCS12":
 	default:
-		return "", invalidValue(key, p.get(key), "unsupported store type: PEM, JKS or PKCS12")
+		return "", nil, invalidValue(typeKey, p.get(typeKey), "unsupported store type: PEM, JKS or PKCS12")
 	}
-}
-
-// readStoreFile reads a PEM ssl.truststore.location or
-// ssl.keystore.location.
-func readStoreFile(p secProps, locKey string) ([]byte, error) {
-	loc := p.get(locKey)
-	data, err := os.ReadFile(loc)
-	if err != nil {
-		return nil, invalidValue(locKey, loc, err.Error())
+	if loc := p.get(locKey); loc != "" {
+		if data, err = os.ReadFile(loc); err != nil {
+			return "", nil, invalidValue(locKey, loc, err.Error())
+		}
+		if typ == "" && !bytes.Contains(data, []byte("-----BEGIN ")) {
+			typ = "JKS"
+		}
 	}
-	return data, nil
+	return typ, data, nil
 }
 
 // trustStore returns the CA pool from ssl.truststore.location or
 // ssl.truststore.certificates, or nil for the system roots.
 func trustStore(p secProps) (*x509.CertPool, error) {
-	typ, err := storeType(p, keyTruststoreType, keyTruststoreLocation)
+	typ, file, err := loadStore(p, keyTruststoreType, keyTruststoreLocation)
 	if err != nil {
 		return nil, err
 	}
@@ -331,11 +323,7 @@ func trustStore(p secProps) (*x509.CertPool, error) {
 		if loc == "" {
 			return nil, fmt.Errorf("Invalid configuration: %s is %s but %s is not set", keyTruststoreType, typ, keyTruststoreLocation)
 		}
-		data, err := binaryStore(p, keyTruststoreLocation, typ)
-		if err != nil {
-			return nil, err
-		}
-		return binaryTrustStore(p, typ, data)
+		return binaryTrustStore(p, typ, file)
 	}
 	var data []byte
 	var key, shown string
@@ -352,10 +340,7 @@ func trustStore(p secProps) (*x509.CertPool, error) {
 	case inline != "":
 		data, key, shown = []byte(inline), keyTruststoreCerts, hidden
 	default:
-		if data, err = readStoreFile(p, keyTruststoreLocation); err != nil {
-			return nil, err
-		}
-		key, shown = keyTruststoreLocation, loc
+		data, key, shown = file, keyTruststoreLocation, loc
 	}
 	blocks, err := parsePEM(data)
 	if err != nil {
@@ -385,7 +370,7 @@ func trustStore(p secProps) (*x509.CertPool, error) {
 // configured. The checks follow Java's DefaultSslEngineFactory, except that
 // ssl.key.password is optional (needed only for an encrypted key).
 func keyStore(p secProps) (*tls.Certificate, error) {
-	typ, err := storeType(p, keyKeystoreType, keyKeystoreLocation)
+	typ, file, err := loadStore(p, keyKeystoreType, keyKeystoreLocation)
 	if err != nil {
 		return nil, err
 	}
@@ -398,11 +383,7 @@ func keyStore(p secProps) (*tls.Certificate, error) {
 		if loc == "" {
 			return nil, fmt.Errorf("Invalid configuration: %s is %s but %s is not set", keyKeystoreType, typ, keyKeystoreLocation)
 		}
-		data, err := binaryStore(p, keyKeystoreLocation, typ)
-		if err != nil {
-			return nil, err
-		}
-		return binaryKeyStore(p, typ, data)
+		return binaryKeyStore(p, typ, file)
 	}
 	var certPEM, keyPEM []byte
 	var certKey, certShown, keyKey, keyShown string
@@ -424,12 +405,8 @@ func keyStore(p secProps) (*tls.Certificate, error) {
 		if storePass != "" {
 			return nil, fmt.Errorf("Invalid configuration: %s cannot be set for a PEM key store, only %s may be", keyKeystorePassword, keyKeyPassword)
 		}
-		data, err := readStoreFile(p, keyKeystoreLocation)
-		if err != nil {
-			return nil, err
-		}
-		certPEM, certKey, certShown = data, keyKeystoreLocation, loc
-		keyPEM, keyKey, keyShown = data, keyKeystoreLocation, loc
+		certPEM, certKey, certShown = file, keyKeystoreLocation, loc
+		keyPEM, keyKey, keyShown = file, keyKeystoreLocation, loc
 	default:
 		if storePass != "" {
 			return nil, fmt.Errorf("Invalid configuration: %s is set but no key store is (%s, or %s and %s)", keyKeystorePassword, keyKeystoreLocation, keyKeystoreChain, keyKeystoreKey)

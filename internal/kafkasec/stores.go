@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -18,20 +17,6 @@ import (
 // ssl.truststore.password; a JKS key entry's own password is
 // ssl.key.password, or the store's when unset, as Java's key manager
 // takes it.
-
-// binaryStore is a JKS or PKCS12 store file's bytes, or nil when the type
-// is PEM (or unset and the file is PEM).
-func binaryStore(p secProps, locKey, typ string) ([]byte, error) {
-	if typ != "JKS" && typ != "PKCS12" {
-		return nil, nil
-	}
-	loc := p.get(locKey)
-	data, err := os.ReadFile(loc)
-	if err != nil {
-		return nil, invalidValue(locKey, loc, err.Error())
-	}
-	return data, nil
-}
 
 // binaryTrustStore reads the trusted certificates of a JKS or PKCS12
 // store.
