@@ -68,9 +68,9 @@ const (
 
 // Options configure the handler.
 type Options struct {
-	// AdminEnabled serves /admin/loggers. Kafka serves it unless
-	// admin.listeners is set to an empty string, so DefaultOptions sets
-	// it; the zero Options leave it off.
+	// AdminEnabled serves /admin/loggers on these listeners: Kafka does
+	// unless admin.listeners is set (NewAdmin serves them there), so
+	// DefaultOptions sets it; the zero Options leave it off.
 	AdminEnabled bool
 	// RequestTimeout bounds every herder call; 0 means 90 s.
 	RequestTimeout time.Duration
@@ -135,7 +135,7 @@ type server struct {
 // New returns the REST API over h. loggers backs /admin/loggers, which is
 // served only when opts.AdminEnabled is set and loggers is not nil.
 func New(h Herder, loggers *logging.Registry, opts Options) http.Handler {
-	s := &server{h: h, loggers: loggers, timeout: opts.RequestTimeout, maxBody: opts.MaxRequestBytes, bodyTime: opts.BodyTimeout, log: opts.Logger, mux: http.NewServeMux(), client: opts.Client}
+	s := newServer(h, loggers, opts)
 	if opts.Auth {
 		s.auth = &basicAuth{users: opts.Credentials}
 	}
@@ -143,20 +143,10 @@ func New(h Herder, loggers *logging.Registry, opts Options) http.Handler {
 		s.cors = newCORS(opts.CORSOrigins, opts.CORSMethods)
 	}
 	s.headers = opts.Headers
-	if s.timeout <= 0 {
-		s.timeout = DefaultRequestTimeout
+	s.routes()
+	if opts.AdminEnabled && loggers != nil {
+		s.adminRoutes()
 	}
-	if s.maxBody <= 0 {
-		s.maxBody = DefaultMaxRequestBytes
-	}
-	if s.bodyTime <= 0 {
-		s.bodyTime = DefaultBodyTimeout
-	}
-	s.bodies = semaphore.NewWeighted(bodiesAtOnce * s.maxBody)
-	if s.log == nil {
-		s.log = slog.New(slog.DiscardHandler)
-	}
-	s.routes(opts.AdminEnabled && loggers != nil)
 	if opts.Metrics != nil {
 		s.mux.Handle("GET /metrics", opts.Metrics)
 	}
@@ -172,7 +162,35 @@ func New(h Herder, loggers *logging.Registry, opts Options) http.Handler {
 	return s
 }
 
-func (s *server) routes(admin bool) {
+// NewAdmin returns the admin endpoints alone, for admin.listeners. As in
+// Kafka, the REST extensions (basic authentication), CORS and the
+// response headers guard the regular listeners only: the admin listeners
+// are meant to be reachable by operators alone.
+func NewAdmin(loggers *logging.Registry, opts Options) http.Handler {
+	s := newServer(nil, loggers, Options{RequestTimeout: opts.RequestTimeout, MaxRequestBytes: opts.MaxRequestBytes, BodyTimeout: opts.BodyTimeout, Logger: opts.Logger})
+	s.adminRoutes()
+	return s
+}
+
+func newServer(h Herder, loggers *logging.Registry, opts Options) *server {
+	s := &server{h: h, loggers: loggers, timeout: opts.RequestTimeout, maxBody: opts.MaxRequestBytes, bodyTime: opts.BodyTimeout, log: opts.Logger, mux: http.NewServeMux(), client: opts.Client}
+	if s.timeout <= 0 {
+		s.timeout = DefaultRequestTimeout
+	}
+	if s.maxBody <= 0 {
+		s.maxBody = DefaultMaxRequestBytes
+	}
+	if s.bodyTime <= 0 {
+		s.bodyTime = DefaultBodyTimeout
+	}
+	s.bodies = semaphore.NewWeighted(bodiesAtOnce * s.maxBody)
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	return s
+}
+
+func (s *server) routes() {
 	s.handle("GET /{$}", s.serverInfo)
 	s.handle("GET /health", s.health)
 
@@ -219,14 +237,14 @@ func (s *server) routes(admin bool) {
 	}
 	s.handle("GET /connector-plugins/{plugin}/config", s.pluginConfig)
 	s.handle("PUT /connector-plugins/{plugin}/config/validate", s.validate)
+}
 
-	if admin {
-		for _, root := range []string{"/admin/loggers", "/admin/loggers/{$}"} {
-			s.handle("GET "+root, s.listLoggers)
-		}
-		s.handle("GET /admin/loggers/{logger}", s.getLogger)
-		s.handle("PUT /admin/loggers/{logger}", s.setLogger)
+func (s *server) adminRoutes() {
+	for _, root := range []string{"/admin/loggers", "/admin/loggers/{$}"} {
+		s.handle("GET "+root, s.listLoggers)
 	}
+	s.handle("GET /admin/loggers/{logger}", s.getLogger)
+	s.handle("PUT /admin/loggers/{logger}", s.setLogger)
 }
 
 // handlerFunc is an endpoint. It writes its success response itself and

@@ -30,9 +30,9 @@ type Distributed struct {
 	Herder   *herder.Distributed
 	Broker   *embedded.Broker // nil unless bootstrap.servers was unset
 	RESTAddr string
-	// MetricsAddr is the host:port of the first of metrics.listeners, if
-	// any.
-	MetricsAddr string
+	// MetricsAddr and AdminAddr are the host:port of the first of
+	// metrics.listeners and admin.listeners, if any.
+	MetricsAddr, AdminAddr string
 
 	cancel  context.CancelFunc
 	done    chan struct{}
@@ -173,11 +173,11 @@ func StartDistributed(ctx context.Context, props map[string]string, plugins []co
 	opts.Metrics = metrics.Handler(metrics.Source{Herder: h, Worker: h.Worker(), WorkerID: h.WorkerID(), Rebalancing: member.Rebalancing})
 	handler := rest.New(h, loggers, opts)
 	s.servers = serveREST(lns, cfg.ListenHTTPS, handler, log, "REST API listening")
-	metricsServers, metricsAddr, err := serveMetrics(cfg, opts.Metrics, log)
+	apart, metricsAddr, adminAddr, err := serveApart(cfg, opts.Metrics, loggers, opts, log)
 	if err != nil {
 		return fail(err)
 	}
-	s.servers, s.MetricsAddr = append(s.servers, metricsServers...), metricsAddr
+	s.servers, s.MetricsAddr, s.AdminAddr = append(s.servers, apart...), metricsAddr, adminAddr
 	log.Info("advertised REST URL", "url", url)
 	runCtx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel

@@ -27,7 +27,7 @@ func restOptions(cfg *worker.Config, loggers *logging.Registry) rest.Options {
 		log.Warn("the basic authentication's credentials file lists no user: every request is let in, as Kafka's PropertyFileLoginModule does")
 	}
 	return rest.Options{
-		AdminEnabled:    cfg.AdminListeners == nil || *cfg.AdminListeners != "",
+		AdminEnabled:    cfg.AdminOnMain,
 		MaxRequestBytes: cfg.RESTMaxRequestBytes,
 		BodyTimeout:     cfg.RESTBodyTimeout,
 		Logger:          log,

@@ -281,17 +281,17 @@ func TestWorkerRefusesUnprovidedProtections(t *testing.T) {
 		"embedded.kafka.listeners":     "127.0.0.1:0",
 		"embedded.kafka.data.dir":      filepath.Join(dir, "kafka"),
 		"offset.storage.file.filename": filepath.Join(dir, "connect.offsets"),
-		"admin.listeners":              "http://127.0.0.1:0",
+		"rest.extension.classes":       "com.example.AuditExtension",
 	}
 	s, err := StartStandalone(context.Background(), props, nil, builtin.Plugins(), testLoggers(t))
 	if err == nil {
 		s.Close()
 		t.Fatal("the standalone worker started")
 	}
-	if want := "Invalid value http://127.0.0.1:0 for configuration admin.listeners"; !strings.Contains(err.Error(), want) {
+	if want := "Invalid value com.example.AuditExtension for configuration rest.extension.classes"; !strings.Contains(err.Error(), want) {
 		t.Fatalf("standalone: %v", err)
 	}
-	delete(props, "admin.listeners")
+	delete(props, "rest.extension.classes")
 	for k, v := range map[string]string{
 		"group.id": "g", "config.storage.topic": "c", "offset.storage.topic": "o", "status.storage.topic": "s",
 		"inter.worker.signature.algorithm": "HmacSHA512",

@@ -39,9 +39,9 @@ type Standalone struct {
 	Herder   *herder.Standalone
 	Broker   *embedded.Broker // nil when bootstrap.servers is set
 	RESTAddr string           // host:port of the first REST listener
-	// MetricsAddr is the host:port of the first of metrics.listeners, if
-	// any.
-	MetricsAddr string
+	// MetricsAddr and AdminAddr are the host:port of the first of
+	// metrics.listeners and admin.listeners, if any.
+	MetricsAddr, AdminAddr string
 
 	log      *slog.Logger
 	servers  []*http.Server
@@ -127,11 +127,11 @@ func StartStandalone(ctx context.Context, props map[string]string, connectors []
 	opts.Metrics = metrics.Handler(metrics.Source{Herder: s.Herder, Worker: s.Herder.Worker()})
 	handler := rest.New(s.Herder, loggers, opts)
 	s.servers = serveREST(lns, cfg.ListenHTTPS, handler, log, "REST API listening")
-	metricsServers, metricsAddr, err := serveMetrics(cfg, opts.Metrics, log)
+	apart, metricsAddr, adminAddr, err := serveApart(cfg, opts.Metrics, loggers, opts, log)
 	if err != nil {
 		return fail(err)
 	}
-	s.servers, s.MetricsAddr = append(s.servers, metricsServers...), metricsAddr
+	s.servers, s.MetricsAddr, s.AdminAddr = append(s.servers, apart...), metricsAddr, adminAddr
 	if err := s.Herder.Start(ctx, connectors); err != nil {
 		return fail(err)
 	}
@@ -252,25 +252,46 @@ func workerID(cfg *worker.Config, restAddr string) string {
 	return net.JoinHostPort(host, port)
 }
 
-// serveMetrics serves GET /metrics alone on metrics.listeners, and
-// returns their servers and the first one's address.
-func serveMetrics(cfg *worker.Config, h http.Handler, log *slog.Logger) ([]*http.Server, string, error) {
+// serveApart serves the listeners of metrics.listeners (GET /metrics
+// alone) and admin.listeners (the admin endpoints alone), and returns
+// their servers and the first address of each.
+func serveApart(cfg *worker.Config, metricsHandler http.Handler, loggers *logging.Registry, opts rest.Options, log *slog.Logger) (servers []*http.Server, metricsAddr, adminAddr string, err error) {
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", h)
+	mux.Handle("GET /metrics", metricsHandler)
+	if servers, metricsAddr, err = serveOn(cfg.MetricsAddrs, nil, nil, mux, log, "metrics listening (GET /metrics)"); err != nil {
+		return nil, "", "", fmt.Errorf("metrics listener %w", err)
+	}
+	admin, adminAddr, err := serveOn(cfg.AdminAddrs, cfg.AdminHTTPS, cfg.AdminServerTLS, rest.NewAdmin(loggers, opts), log, "admin listening (/admin/loggers)")
+	if err != nil {
+		for _, srv := range servers {
+			srv.Close()
+		}
+		return nil, "", "", fmt.Errorf("admin listener %w", err)
+	}
+	return append(servers, admin...), metricsAddr, adminAddr, nil
+}
+
+// serveOn serves h on addrs, those https[i] over TLS with serverTLS.
+func serveOn(addrs []string, https []bool, serverTLS *tls.Config, h http.Handler, log *slog.Logger, what string) ([]*http.Server, string, error) {
 	var servers []*http.Server
 	first := ""
-	for _, addr := range cfg.MetricsAddrs {
+	for i, addr := range addrs {
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			for _, srv := range servers {
 				srv.Close()
 			}
-			return nil, "", fmt.Errorf("metrics listener %s: %w", addr, err)
+			return nil, "", fmt.Errorf("%s: %w", addr, err)
 		}
 		if first == "" {
 			first = ln.Addr().String()
 		}
-		servers = append(servers, serveREST([]net.Listener{limitListener(ln, defaultMaxConnections)}, []bool{false}, mux, log, "metrics listening (GET /metrics)")...)
+		secure := i < len(https) && https[i]
+		ln = limitListener(ln, defaultMaxConnections)
+		if secure {
+			ln = tls.NewListener(ln, serverTLS)
+		}
+		servers = append(servers, serveREST([]net.Listener{ln}, []bool{secure}, h, log, what)...)
 	}
 	return servers, first, nil
 }

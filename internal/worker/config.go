@@ -39,7 +39,13 @@ type Config struct {
 	// topics from their connectors' topic.creation.* settings (KIP-158).
 	TopicCreation      bool
 	TopicTrackingReset bool
-	AdminListeners     *string
+	// AdminOnMain serves /admin/loggers on the regular listeners
+	// (admin.listeners unset); else on AdminAddrs, of which AdminHTTPS
+	// are https:// with AdminServerTLS (none: admin.listeners empty).
+	AdminOnMain    bool
+	AdminAddrs     []string
+	AdminHTTPS     []bool
+	AdminServerTLS *tls.Config
 
 	// ListenAddrs are the host:port addresses of Listeners, and
 	// ListenHTTPS which of them are https://.
@@ -143,9 +149,6 @@ func ParseConfig(props map[string]string) (*Config, error) {
 	c.TopicTracking = pc.Bool("topic.tracking.enable")
 	c.TopicCreation = pc.Bool(TopicCreationEnableConfig)
 	c.TopicTrackingReset = pc.Bool("topic.tracking.allow.reset")
-	if v, ok := p["admin.listeners"]; ok {
-		c.AdminListeners = &v
-	}
 	for _, k := range []string{"key.converter", "value.converter", "header.converter"} {
 		if _, ok := p[k]; !ok {
 			p[k] = pc.String(k)

@@ -102,7 +102,7 @@ var commonDef = connect.NewConfigDef().
 	Define(connect.ConfigKey{Name: keyConsoleEnable, Type: connect.ConfigBoolean, Importance: connect.Low,
 		Doc: "connectd's own: serve the web console at /ui on the REST listeners. Unset: on when the worker runs the embedded broker, off with bootstrap.servers."}).
 	Define(connect.ConfigKey{Name: "admin.listeners", Type: connect.ConfigList, Importance: connect.Low,
-		Doc: "Unset: /admin/loggers is served on the regular listeners; empty: not served. A list is refused: connectd has no separate admin listener yet."}).
+		Doc: "Listeners (http:// or https://, TLS from admin.listeners.https.* or else ssl.*) that serve /admin/loggers, and nothing else, instead of the regular listeners. Unset: on the regular listeners; empty: not served."}).
 	Define(connect.ConfigKey{Name: "rest.extension.classes", Type: connect.ConfigList, Default: "", Importance: connect.Low,
 		Doc: "REST extensions: org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension (basic authentication, from the JAAS file KAFKA_OPTS names with -Djava.security.auth.login.config) is the one connectd runs; others are refused."}).
 	Define(connect.ConfigKey{Name: "access.control.allow.origin", Type: connect.ConfigString, Default: "", Importance: connect.Low,

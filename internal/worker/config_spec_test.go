@@ -12,7 +12,6 @@ import (
 // key is read (or refused, which TestParseConfigRefusesUnprovidedProtections
 // covers).
 func TestWorkerSpec(t *testing.T) {
-	s := func(v string) *string { return &v }
 	common := []struct {
 		key, set string
 		def      any
@@ -25,7 +24,7 @@ func TestWorkerSpec(t *testing.T) {
 		{"rest.request.max.bytes", "10", int64(0), func(c *Config) any { return c.RESTMaxRequestBytes }},
 		{"rest.request.body.timeout.ms", "10", time.Duration(0), func(c *Config) any { return c.RESTBodyTimeout }},
 		{"rest.max.connections", "10", 0, func(c *Config) any { return c.RESTMaxConnections }},
-		{"admin.listeners", "", (*string)(nil), func(c *Config) any { return c.AdminListeners }},
+		{"admin.listeners", "", true, func(c *Config) any { return c.AdminOnMain }},
 		{"console.enable", "false", true, func(c *Config) any { return c.Console }}, // on by default with the embedded broker
 		{"config.providers", "", nil, nil}, // read by configprovider before the worker's config is parsed
 		{"metrics.listeners", "http://127.0.0.1:0", []string(nil), func(c *Config) any { return c.MetricsAddrs }},
@@ -86,8 +85,11 @@ func TestWorkerSpec(t *testing.T) {
 	if cfg, _ := ParseConfig(map[string]string{"bootstrap.servers": "k:9092", "console.enable": "true"}); !cfg.Console {
 		t.Error("console.enable=true does not turn the console on")
 	}
-	if cfg, _ := ParseConfig(map[string]string{"admin.listeners": ""}); !reflect.DeepEqual(cfg.AdminListeners, s("")) {
-		t.Errorf("admin.listeners= gave %v", cfg.AdminListeners)
+	if cfg, _ := ParseConfig(map[string]string{"admin.listeners": "http://127.0.0.1:0, https://:8445", "ssl.keystore.type": "PEM", "ssl.keystore.location": "/nonexistent"}); cfg != nil {
+		t.Error("an HTTPS admin listener without a readable certificate was taken")
+	}
+	if cfg, _ := ParseConfig(map[string]string{"admin.listeners": "http://127.0.0.1:0,http://:8084"}); cfg == nil || !reflect.DeepEqual(cfg.AdminAddrs, []string{"127.0.0.1:0", ":8084"}) || cfg.AdminOnMain {
+		t.Errorf("admin.listeners=http://127.0.0.1:0,http://:8084 gave %+v", cfg)
 	}
 	for _, k := range standaloneSpec.Keys() {
 		if !seen[k.Name] {

@@ -14,7 +14,7 @@ func TestParseConfigRefusesUnprovidedProtections(t *testing.T) {
 		// TLS settings for HTTPS listeners there are not.
 		{"listeners.https.ssl.keystore.location", "/etc/connect/keystore.jks"},
 		{"admin.listeners.https.ssl.keystore.location", "/etc/connect/keystore.jks"},
-		{"admin.listeners", "http://localhost:8084"},
+		{"admin.listeners", "ftp://localhost:8084"},
 		{"rest.extension.classes", "org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension"},
 		// Response header rules Kafka refuses.
 		{"response.http.headers.config", "add X-Frame-Options"},
@@ -42,6 +42,7 @@ func TestParseConfigRefusesUnprovidedProtections(t *testing.T) {
 	taken := []map[string]string{
 		{"listeners": "http://127.0.0.1:8083,HTTP://:8084"},
 		{"admin.listeners": ""},
+		{"admin.listeners": "http://localhost:8084"},
 		{"rest.extension.classes": " "},
 		{"access.control.allow.origin": ""},
 		// Kafka reads it only along with access.control.allow.origin.

@@ -1,12 +1,12 @@
 package worker
 
 // The REST server's keys: http:// and https:// listeners, their TLS from
-// listeners.https.* or ssl.*, client certificates (ssl.client.auth). The
-// keys that ask the REST API for a protection connectd does not give yet
-// (a separate admin listener, REST extensions such as basic
-// authentication, CORS, response headers) stop the worker with a message
-// naming them: serving the API without the protection asked for would
-// fail open.
+// listeners.https.* or ssl.*, client certificates (ssl.client.auth), the
+// admin listeners, basic authentication, CORS and response headers. The
+// keys that ask the REST API for a protection connectd does not give (a
+// REST extension other than basic authentication, an override policy)
+// stop the worker with a message naming them: serving the API without
+// the protection asked for would fail open.
 
 import (
 	"fmt"
@@ -53,6 +53,9 @@ func (c *Config) parseREST(p map[string]string, pc *connect.ParsedConfig) error 
 		return err
 	}
 	if err := c.parseRESTTLS(p, https); err != nil {
+		return err
+	}
+	if err := c.parseAdminListeners(p, pc); err != nil {
 		return err
 	}
 	if err := c.parseBasicAuth(p, os.Getenv("KAFKA_OPTS")); err != nil {
@@ -111,22 +114,69 @@ func listenAddr(l string) (string, bool, error) {
 // nothing), else the worker's ssl.* keys.
 const restTLSPrefix = "listeners.https."
 
-// parseRESTTLS builds the HTTPS listeners' TLS, and the TLS of this
-// worker's requests to the others when it advertises an HTTPS listener.
-func (c *Config) parseRESTTLS(p map[string]string, https bool) error {
-	tlsProps := map[string]string{}
+// tlsPropsOf are the ssl.* settings of a listener whose own are under
+// prefix: those, if any is set (Kafka's valuesWithPrefixAllOrNothing),
+// else the worker's.
+func tlsPropsOf(p map[string]string, prefix string) map[string]string {
+	props := map[string]string{}
 	for k, v := range p {
-		if rest, ok := strings.CutPrefix(k, restTLSPrefix); ok {
-			tlsProps[rest] = v
+		if rest, ok := strings.CutPrefix(k, prefix); ok {
+			props[rest] = v
 		}
 	}
-	if len(tlsProps) == 0 {
+	if len(props) == 0 {
 		for k, v := range p {
 			if strings.HasPrefix(k, "ssl.") {
-				tlsProps[k] = v
+				props[k] = v
 			}
 		}
 	}
+	return props
+}
+
+// adminTLSPrefix is restTLSPrefix for admin.listeners.
+const adminTLSPrefix = "admin.listeners.https."
+
+// parseAdminListeners reads admin.listeners as Kafka does: unset, the
+// admin endpoints are on the regular listeners; empty, nowhere; a list,
+// on those listeners alone, with TLS from admin.listeners.https.* or
+// else ssl.*.
+func (c *Config) parseAdminListeners(p map[string]string, pc *connect.ParsedConfig) error {
+	_, set := p["admin.listeners"]
+	c.AdminOnMain = !set
+	if !set {
+		if k := firstWithPrefix(p, adminTLSPrefix); k != "" {
+			return fmt.Errorf("Configuration %s cannot be applied: admin.listeners is not set, so the admin endpoints are on the regular listeners", k)
+		}
+		return nil
+	}
+	https := false
+	for _, l := range nonEmpty(pc.List("admin.listeners")) {
+		addr, secure, err := listenAddr(l)
+		if err != nil {
+			return fmt.Errorf("admin.listeners: %w", err)
+		}
+		c.AdminAddrs = append(c.AdminAddrs, addr)
+		c.AdminHTTPS = append(c.AdminHTTPS, secure)
+		https = https || secure
+	}
+	if !https {
+		if k := firstWithPrefix(p, adminTLSPrefix); k != "" {
+			return fmt.Errorf("Configuration %s cannot be applied: no admin listener is https://", k)
+		}
+		return nil
+	}
+	var err error
+	if c.AdminServerTLS, err = kafkasec.ServerTLS(tlsPropsOf(p, adminTLSPrefix)); err != nil {
+		return fmt.Errorf("the HTTPS admin listener: %w", err)
+	}
+	return nil
+}
+
+// parseRESTTLS builds the HTTPS listeners' TLS, and the TLS of this
+// worker's requests to the others when it advertises an HTTPS listener.
+func (c *Config) parseRESTTLS(p map[string]string, https bool) error {
+	tlsProps := tlsPropsOf(p, restTLSPrefix)
 	if k := firstWithPrefix(p, restTLSPrefix); k != "" && !https {
 		return fmt.Errorf("Configuration %s cannot be applied: no listener is https://", k)
 	}
@@ -165,15 +215,6 @@ func (c *Config) parseRESTTLS(p map[string]string, https bool) error {
 // refuseRESTProtections names the first key that asks the REST API for a
 // protection connectd does not provide.
 func refuseRESTProtections(p map[string]string) error {
-	if k := firstWithPrefix(p, "admin.listeners.https."); k != "" {
-		return fmt.Errorf("Configuration %s cannot be applied: connectd has no separate admin listener yet", k)
-	}
-	if v := strings.TrimSpace(p["admin.listeners"]); v != "" {
-		// Kafka serves /admin/loggers only on these listeners; serving
-		// them on the regular ones instead would expose what was meant
-		// to be kept apart.
-		return fmt.Errorf("Invalid value %s for configuration admin.listeners: connectd has no separate admin listener yet; leave admin.listeners unset to serve /admin/loggers on the regular listeners, or set it empty to disable them", v)
-	}
 	for _, class := range strings.Split(p["rest.extension.classes"], ",") {
 		if class = strings.TrimSpace(class); class != "" && class != BasicAuthExtension {
 			return fmt.Errorf("Invalid value %s for configuration rest.extension.classes: connectd runs no REST extension but Kafka's basic authentication (%s), and will not serve the API without it", class, BasicAuthExtension)
