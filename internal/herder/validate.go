@@ -3,6 +3,7 @@ package herder
 import (
 	"fmt"
 	"github.com/connectd/connectd/internal/configprovider"
+	"github.com/connectd/connectd/internal/secrets"
 	"maps"
 	"regexp"
 	"slices"
@@ -143,7 +144,7 @@ func validate(plugins *connect.PluginSet, providers *configprovider.Resolver, ra
 		val := &client.ConfigValueInfo{Name: v.Name, RecommendedValues: nonNil(v.Recommended), Errors: nonNil(v.Errors), Visible: v.Visible}
 		val.Value = connect.FormatValue(v.Value)
 		if !k.Required || v.Value != nil {
-			if given, ok := raw[k.Name]; ok && len(v.Errors) > 0 {
+			if given, ok := raw[k.Name]; ok && len(v.Errors) > 0 && k.Type != connect.ConfigPassword {
 				val.Value = &given
 			}
 		}
@@ -210,6 +211,14 @@ func validate(plugins *connect.PluginSet, providers *configprovider.Resolver, ra
 		}
 		infos.ErrorCount += len(val.Errors)
 		infos.Configs = append(infos.Configs, client.ConfigInfo{Value: val})
+	}
+	// A check that reached the outside system (a database that refused a
+	// role) may quote a secret in its message.
+	hidden := secrets.Of(own, config, fromProviders)
+	for _, c := range infos.Configs {
+		for i, e := range c.Value.Errors {
+			c.Value.Errors[i] = hidden.Hide(e)
+		}
 	}
 	return infos, nil
 }

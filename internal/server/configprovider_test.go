@@ -31,6 +31,8 @@ func TestConfigProvidersJdbcSink(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("CONNECTD_TEST_PG_PASSWORD", secret)
+	// A role that does not exist: PostgreSQL's refusal quotes it.
+	t.Setenv("CONNECTD_TEST_PG_ROLE", "role-"+secret)
 	t.Setenv("CONNECTD_TEST_HOST", "host-from-env")
 	t.Setenv("CONNECTD_TEST_HIDDEN", "not allowed")
 
@@ -85,20 +87,46 @@ func TestConfigProvidersJdbcSink(t *testing.T) {
 		})
 	}
 
+	// A database's refusals quote the role, from a provider: hidden. At
+	// create, while it does not exist; then in a task's trace, once it
+	// exists but may not log in.
+	role := "role-" + secret
+	failing := sink("sink-role", "from_env", "${env:CONNECTD_TEST_PG_ROLE}", "unused")
+	failing = strings.Replace(failing, `"connector.class"`, `"connection.attempts":"1","connector.class"`, 1)
+	code, refused := w.do("POST", "/connectors", failing)
+	if code != 400 || !strings.Contains(refused, `role \"[hidden]\" does not exist`) {
+		t.Errorf("creating a connector whose role does not exist: %d %s", code, refused)
+	}
+	servertest.MustExec(t, db, `CREATE ROLE "`+role+`" LOGIN`)
+	t.Cleanup(func() { db.Exec(`DROP ROLE IF EXISTS "` + role + `"`) })
+	w.must(201, "POST", "/connectors", strings.Replace(failing, `"config"`, `"initial_state":"STOPPED","config"`, 1))
+	// The validation's connection, handed over to the task, goes too.
+	servertest.MustExec(t, db, `ALTER ROLE "`+role+`" NOLOGIN`)
+	servertest.MustExec(t, db, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1`, role)
+	w.must(202, "PUT", "/connectors/sink-role/resume", "")
+	var trace string
+	eventually(t, "sink-role's task FAILED", func() bool {
+		_, trace = w.do("GET", "/connectors/sink-role/tasks/0/status", "")
+		return strings.Contains(trace, `"FAILED"`)
+	})
+	if !strings.Contains(trace, `role \"[hidden]\" is not permitted to log in`) {
+		t.Errorf("the failed task's trace does not hide the role: %s", trace)
+	}
+
 	// Every answer about them shows the placeholders, never the password.
-	var answers []string
+	answers := []string{trace, refused}
 	for _, path := range []string{"/connectors?expand=info&expand=status", "/connectors/sink-file", "/connectors/sink-file/config",
 		"/connectors/sink-file/tasks", "/connectors/sink-file/status", "/connectors/sink-env/tasks", "/connectors/sink-env/tasks/0/status"} {
 		answers = append(answers, w.must(200, "GET", path, ""))
 	}
-	if !strings.Contains(answers[2], `"connection.password":"${file:`+secrets+`:password}"`) {
-		t.Errorf("GET /config does not show the placeholder: %s", answers[2])
+	if !strings.Contains(answers[4], `"connection.password":"${file:`+secrets+`:password}"`) {
+		t.Errorf("GET /config does not show the placeholder: %s", answers[4])
 	}
-	if !strings.Contains(answers[4], `"worker_id":"host-from-env:`) {
-		t.Errorf("the worker's rest.advertised.host.name from the environment: %s", answers[4])
+	if !strings.Contains(answers[6], `"worker_id":"host-from-env:`) {
+		t.Errorf("the worker's rest.advertised.host.name from the environment: %s", answers[6])
 	}
-	if !strings.Contains(answers[5], "${env:CONNECTD_TEST_PG_PASSWORD}") {
-		t.Errorf("GET /tasks does not show the placeholder: %s", answers[5])
+	if !strings.Contains(answers[7], "${env:CONNECTD_TEST_PG_PASSWORD}") {
+		t.Errorf("GET /tasks does not show the placeholder: %s", answers[7])
 	}
 	validate := func(password string) string {
 		return w.must(200, "PUT", "/connector-plugins/io.confluent.connect.jdbc.JdbcSinkConnector/config/validate", jsonString(map[string]string{
@@ -129,14 +157,14 @@ func TestConfigProvidersJdbcSink(t *testing.T) {
 		t.Errorf("creating a connector whose placeholder does not resolve: %d %s", code, body)
 	}
 	for i, a := range answers {
-		if strings.Contains(a, secret) {
+		if strings.Contains(a, secret) || strings.Contains(a, "[hidden]ist") {
 			t.Errorf("answer %d shows the password: %s", i, a)
 		}
 	}
 	w.close()
 	for _, line := range strings.Split(logs.String(), "\n") {
 		if strings.Contains(line, secret) {
-			t.Errorf("a log line shows the password: %s", line)
+			t.Errorf("a log line shows the secret: %s", line)
 		}
 	}
 	if !strings.Contains(logs.String(), "sink-file") {

@@ -2,11 +2,12 @@ package worker
 
 import (
 	"fmt"
-	"github.com/connectd/connectd/internal/configprovider"
 	"maps"
 	"strconv"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/internal/configprovider"
+	"github.com/connectd/connectd/internal/secrets"
 )
 
 // Connector is a started connector instance.
@@ -18,6 +19,7 @@ type Connector struct {
 	// raw is the config as stored (with its placeholders), resolved what
 	// the connector was started with.
 	raw, resolved map[string]string
+	secrets       secrets.Hider
 }
 
 type connectorContext struct {
@@ -45,7 +47,7 @@ func (w *Worker) StartConnector(name string, config map[string]string, reconfigu
 }
 
 func (w *Worker) startConnector(name string, config map[string]string, reconfigure func(), fail func(error)) (*Connector, error) {
-	resolved, err := w.resolve(config)
+	resolved, fromProviders, err := w.resolveSecrets(config)
 	if err != nil {
 		return nil, err
 	}
@@ -53,21 +55,29 @@ func (w *Worker) startConnector(name string, config map[string]string, reconfigu
 	if err != nil {
 		return nil, err
 	}
+	hidden := secrets.Of(conn.Config(), resolved, fromProviders)
+	failHidden := func(err error) { fail(hidden.Err(err)) }
 	if err := safeCall(func() error {
-		return conn.Start(connectorContext{reconfigure, fail}, maps.Clone(resolved))
+		return conn.Start(connectorContext{reconfigure, failHidden}, maps.Clone(resolved))
 	}); err != nil {
-		return nil, err
+		return nil, hidden.Err(err)
 	}
-	return &Connector{Name: name, Plugin: p, conn: conn, w: w, raw: maps.Clone(config), resolved: resolved}, nil
+	return &Connector{Name: name, Plugin: p, conn: conn, w: w, raw: maps.Clone(config), resolved: resolved, secrets: hidden}, nil
 }
 
 // resolve replaces a connector config's config provider placeholders.
 func (w *Worker) resolve(config map[string]string) (map[string]string, error) {
-	resolved, _, errs := w.cfg.Providers.ResolveAll(config)
+	resolved, _, err := w.resolveSecrets(config)
+	return resolved, err
+}
+
+// resolveSecrets is resolve, and which keys' values came from providers.
+func (w *Worker) resolveSecrets(config map[string]string) (map[string]string, map[string]bool, error) {
+	resolved, fromProviders, errs := w.cfg.Providers.ResolveAll(config)
 	if err := configprovider.Error(errs); err != nil {
-		return nil, fmt.Errorf("connector %w", err)
+		return nil, nil, fmt.Errorf("connector %w", err)
 	}
-	return resolved, nil
+	return resolved, fromProviders, nil
 }
 
 // TaskConfigs asks the connector for at most tasks.max task configs and
@@ -95,7 +105,7 @@ func (c *Connector) TaskConfigs(connConfig map[string]string) ([]map[string]stri
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, c.secrets.Err(err)
 	}
 	if err := c.w.CheckTaskCount(c.Name, connConfig, len(cfgs)); err != nil {
 		return nil, err

@@ -61,12 +61,12 @@ type deadLetterQueue struct {
 // queue, nil when the connector has none. The producer has Kafka's
 // baseProducerConfigs: the worker's producer.* keys and the connector's
 // producer.override.*. Its topic is made by open.
-func (w *Worker) newDeadLetterQueue(connector string, id int, connConfig map[string]string) (*deadLetterQueue, error) {
+func (w *Worker) newDeadLetterQueue(connector string, id int, connConfig map[string]string, log *slog.Logger) (*deadLetterQueue, error) {
 	topic := strings.TrimSpace(connConfig["errors.deadletterqueue.topic.name"])
 	if topic == "" {
 		return nil, nil
 	}
-	q := &deadLetterQueue{topic: topic, replication: 3, connector: connector, task: id, log: w.log}
+	q := &deadLetterQueue{topic: topic, replication: 3, connector: connector, task: id, log: log}
 	if v := connConfig["errors.deadletterqueue.topic.replication.factor"]; v != "" {
 		rf, err := connect.ParseValue("errors.deadletterqueue.topic.replication.factor", connect.ConfigShort, v)
 		if err != nil {

@@ -93,14 +93,14 @@ func (w *Worker) newSinkTask(t *Task, task connect.SinkTask, connConfig, taskCon
 	if err != nil {
 		return nil, err
 	}
-	dlq, err := w.newDeadLetterQueue(t.Connector, t.ID, connConfig)
+	dlq, err := w.newDeadLetterQueue(t.Connector, t.ID, connConfig, t.log)
 	if err != nil {
 		ch.close()
 		return nil, err
 	}
 	st := &sinkTask{
 		Task: t, task: task, config: taskConfig, keyConv: kc, valueConv: vc, keyClass: kclass, valueClass: vclass, headerConv: hc, headerClass: hclass,
-		chain: ch, errs: newErrorHandler(w.log, t.Connector, t.ID, connConfig, &t.Metrics), dlq: dlq, connConfig: connConfig,
+		chain: ch, errs: newErrorHandler(t.log, t.Connector, t.ID, connConfig, &t.Metrics), dlq: dlq, connConfig: connConfig,
 		current: map[connect.TopicPartition]int64{}, committed: map[connect.TopicPartition]int64{}, logEnd: map[connect.TopicPartition]int64{},
 		topicSeen: map[string]bool{}, assignment: map[connect.TopicPartition]bool{}, rewinds: map[connect.TopicPartition]int64{},
 	}
@@ -438,7 +438,7 @@ func (s *sinkTask) fetchError(fetches kgo.Fetches) error {
 			continue
 		}
 		if gs, ok := errors.AsType[*kgo.ErrGroupSession](fe.Err); ok && rejoinable(gs.Err) {
-			s.w.log.Warn("the sink's consumer lost its group session and joins again", "connector", s.Connector, "task", s.ID, "error", fe.Err)
+			s.log.Warn("the sink's consumer lost its group session and joins again", "error", fe.Err)
 			continue
 		}
 		return fmt.Errorf("consuming %s[%d]: %w", fe.Topic, fe.Partition, fe.Err)
@@ -748,7 +748,7 @@ func (s *sinkTask) commitLocked(ctx context.Context) (err error) {
 	if commitErr != nil {
 		// A failed commit loses nothing: the records are consumed again
 		// after a restart. It is logged, not fatal, as in Kafka Connect.
-		s.w.log.Warn("committing sink offsets failed", "connector", s.Connector, "task", s.ID, "error", commitErr)
+		s.log.Warn("committing sink offsets failed", "error", commitErr)
 		return nil
 	}
 	for t, ps := range commit {
@@ -793,7 +793,7 @@ func (s *sinkTask) assigned(_ context.Context, _ *kgo.Client, m map[string][]int
 		return
 	}
 	if err := safeCall(func() error { return s.task.Open(tps) }); err != nil {
-		s.w.log.Error("sink task open failed", "connector", s.Connector, "task", s.ID, "error", err)
+		s.log.Error("sink task open failed", "error", err)
 	}
 }
 
@@ -807,7 +807,7 @@ func (s *sinkTask) revoked(ctx context.Context, _ *kgo.Client, m map[string][]in
 		return
 	}
 	if err := s.commitLocked(ctx); err != nil {
-		s.w.log.Warn("commit on revocation failed", "connector", s.Connector, "task", s.ID, "error", err)
+		s.log.Warn("commit on revocation failed", "error", err)
 	}
 	s.closePartitions(tps)
 }
@@ -822,7 +822,7 @@ func (s *sinkTask) lost(_ context.Context, _ *kgo.Client, m map[string][]int32) 
 
 func (s *sinkTask) closePartitions(tps []connect.TopicPartition) {
 	if err := safeCall(func() error { return s.task.Close(tps) }); err != nil {
-		s.w.log.Warn("sink task close failed", "connector", s.Connector, "task", s.ID, "error", err)
+		s.log.Warn("sink task close failed", "error", err)
 	}
 	s.amu.Lock()
 	for _, tp := range tps {

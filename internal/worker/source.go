@@ -85,7 +85,7 @@ func (w *Worker) newSourceTask(t *Task, task connect.SourceTask, connConfig, tas
 	st := &sourceTask{
 		Task: t, task: task, config: taskConfig, keyConv: kc, valueConv: vc, keyClass: kclass, valueClass: vclass, headerConv: hc, headerClass: hclass, client: cl,
 		tracker: newOffsetTracker(t.Connector), topicSeen: map[string]bool{},
-		chain: ch, errs: newErrorHandler(w.log, t.Connector, t.ID, connConfig, &t.Metrics),
+		chain: ch, errs: newErrorHandler(t.log, t.Connector, t.ID, connConfig, &t.Metrics),
 	}
 	if st.creation, err = w.newTopicCreation(t.Connector, connConfig); err != nil {
 		cl.Close()
@@ -156,7 +156,7 @@ func (s *sourceTask) run(ctx context.Context) {
 	flushCtx, cancel := context.WithTimeout(context.Background(), s.w.cfg.OffsetFlushTimeout)
 	defer cancel()
 	if ferr := s.client.Flush(flushCtx); ferr != nil {
-		s.w.log.Warn("timed out waiting for Kafka to acknowledge the last records; their offsets are not committed", "connector", s.Connector, "task", s.ID)
+		s.log.Warn("timed out waiting for Kafka to acknowledge the last records; their offsets are not committed")
 	}
 	if cerr := s.commit(); cerr != nil && err == nil {
 		err = cerr
@@ -476,7 +476,7 @@ func (s *sourceTask) release(recs []*connect.SourceRecord) {
 		clear(recs)
 	}
 	if err := safeCall(func() error { s.releaser.ReleaseRecords(recs); return nil }); err != nil {
-		s.w.log.Warn("ReleaseRecords failed", "connector", s.Connector, "task", s.ID, "error", err)
+		s.log.Warn("ReleaseRecords failed", "error", err)
 	}
 }
 
@@ -595,7 +595,7 @@ func (s *sourceTask) commitRecord(rec *connect.SourceRecord, r *kgo.Record) {
 		meta = connect.RecordMetadata{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, Timestamp: r.Timestamp}
 	}
 	if err := safeCall(func() error { return s.recordAcks.CommitRecord(rec, meta) }); err != nil {
-		s.w.log.Warn("commitRecord failed", "connector", s.Connector, "task", s.ID, "error", err)
+		s.log.Warn("commitRecord failed", "error", err)
 	}
 }
 
@@ -612,7 +612,7 @@ func (s *sourceTask) commit() (err error) {
 	}
 	if s.committer != nil {
 		if err := safeCall(s.committer.Commit); err != nil {
-			s.w.log.Warn("task commit failed", "connector", s.Connector, "task", s.ID, "error", err)
+			s.log.Warn("task commit failed", "error", err)
 		}
 	}
 	return nil

@@ -3,10 +3,12 @@ package worker
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/internal/secrets"
 )
 
 // Task is a running task. Its goroutine owns the plugin's task instance;
@@ -16,7 +18,9 @@ type Task struct {
 	ID        int
 	// Metrics are the task's counters.
 	Metrics TaskMetrics
-	typ     string // source or sink
+	typ     string        // source or sink
+	secrets secrets.Hider // hidden in its failures' traces and log lines
+	log     *slog.Logger
 
 	w      *Worker
 	cancel context.CancelFunc
@@ -95,7 +99,7 @@ func (t *Task) Stop() bool {
 	case <-t.done:
 		return true
 	case <-time.After(t.w.cfg.ShutdownTimeout):
-		t.w.log.Warn("task did not stop in time; abandoning it", "connector", t.Connector, "task", t.ID)
+		t.log.Warn("task did not stop in time; abandoning it")
 		return false
 	}
 }
@@ -115,7 +119,8 @@ func (t *Task) report(state, trace string) {
 }
 
 func (t *Task) fail(err error) {
-	t.w.log.Error("task failed", "connector", t.Connector, "task", t.ID, "error", err)
+	err = t.secrets.Err(err)
+	t.log.Error("task failed", "error", err)
 	t.report("FAILED", taskTrace(err))
 }
 
@@ -134,24 +139,27 @@ func (w *Worker) StartTask(connector string, id int, connConfig, taskConfig map[
 }
 
 func (w *Worker) startTask(connector string, id int, connConfig, taskConfig map[string]string, paused bool) (*Task, error) {
-	connConfig, err := w.resolve(connConfig)
+	connConfig, connSecret, err := w.resolveSecrets(connConfig)
 	if err != nil {
 		return nil, err
 	}
-	if taskConfig, err = w.resolve(taskConfig); err != nil {
+	taskConfig, taskSecret, err := w.resolveSecrets(taskConfig)
+	if err != nil {
 		return nil, err
 	}
 	conn, p, err := Instantiate(w.plugins, connConfig["connector.class"])
 	if err != nil {
 		return nil, err
 	}
-	t := &Task{Connector: connector, ID: id}
+	def := conn.Config()
+	t := &Task{Connector: connector, ID: id, secrets: secrets.Of(def, connConfig, connSecret).Merge(secrets.Of(def, taskConfig, taskSecret))}
+	t.log = t.secrets.Logger(w.log, "connector", connector, "task", id)
 	ctx := t.init(w, paused)
 	switch p.Type {
 	case connect.PluginSource:
 		st, err := w.newSourceTask(t, conn.(connect.SourceConnector).NewTask(), connConfig, taskConfig)
 		if err != nil {
-			return nil, err
+			return nil, t.secrets.Err(err)
 		}
 		t.typ = "source"
 		w.registry.add(t)
@@ -159,7 +167,7 @@ func (w *Worker) startTask(connector string, id int, connConfig, taskConfig map[
 	case connect.PluginSink:
 		st, err := w.newSinkTask(t, conn.(connect.SinkConnector).NewTask(), connConfig, taskConfig)
 		if err != nil {
-			return nil, err
+			return nil, t.secrets.Err(err)
 		}
 		t.typ = "sink"
 		w.registry.add(t)

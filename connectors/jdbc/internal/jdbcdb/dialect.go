@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/internal/secrets"
 	"github.com/go-sql-driver/mysql"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 	_ "modernc.org/sqlite"             // registers the "sqlite" driver
@@ -180,19 +181,14 @@ func mysqlDSN(rest, user, password string) (string, error) {
 // them, and the password given apart (connection.password).
 func HideSecrets(msg, jdbcURL, password string) string {
 	msg = strings.ReplaceAll(msg, jdbcURL, connect.RedactURL(jdbcURL))
-	secrets := []string{password}
+	hide := []string{password}
 	for _, v := range connect.URLSecrets(jdbcURL) {
-		secrets = append(secrets, v)
+		hide = append(hide, v)
 		if u, err := url.QueryUnescape(v); err == nil {
-			secrets = append(secrets, u)
+			hide = append(hide, u)
 		}
 	}
-	for _, p := range secrets {
-		if p != "" {
-			msg = strings.ReplaceAll(msg, p, "[hidden]")
-		}
-	}
-	return msg
+	return secrets.New(hide...).Hide(msg)
 }
 
 // Open connects to the database a JDBC URL names and checks that it
