@@ -3,6 +3,7 @@ package connect
 import (
 	"context"
 	"errors"
+	"log/slog"
 )
 
 // Connector is the part of a plugin that owns a connector's configuration
@@ -38,6 +39,10 @@ type ConnectorContext interface {
 	RequestTaskReconfiguration()
 	// RaiseError fails the connector from a background goroutine.
 	RaiseError(err error)
+	// Logger is where the connector logs: each line names it (Kafka's
+	// [name] log context) and hides its secrets, and /admin/loggers sets
+	// its level by the connector's class.
+	Logger() *slog.Logger
 }
 
 // SourceConnector is a connector whose tasks read from an outside system
@@ -78,6 +83,9 @@ type SourceTaskContext interface {
 	// Offset returns the last committed offset of a source partition, or
 	// nil when there is none.
 	Offset(partition map[string]any) (map[string]any, error)
+	// Logger is where the task logs: each line names its connector and
+	// task (Kafka's [name|task-0]) and hides its secrets.
+	Logger() *slog.Logger
 }
 
 // RecordCommitter is implemented by source tasks that want to know when
@@ -160,6 +168,8 @@ type SinkTaskContext interface {
 	// the task cannot write, or nil when it has no dead letter queue and
 	// no error log (see ErrantRecordReporter).
 	ErrantRecordReporter() ErrantRecordReporter
+	// Logger is where the task logs, as SourceTaskContext's.
+	Logger() *slog.Logger
 }
 
 // SourceOffset is one source partition and its offset in an alter request.

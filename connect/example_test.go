@@ -3,6 +3,7 @@ package connect_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"github.com/connectd/connectd/connect"
@@ -33,10 +34,15 @@ type greetTask struct {
 	topic string
 	names []string
 	next  int64
+	log   *slog.Logger
 }
 
 func (*greetTask) Version() string { return "1.0" }
 func (t *greetTask) Start(ctx connect.SourceTaskContext, config map[string]string) error {
+	// Log through the context's logger: its lines name the connector and
+	// the task, hide the connector's secrets, and follow the level
+	// /admin/loggers sets for the task's class.
+	t.log = ctx.Logger()
 	parsed, err := (&greetSource{}).Config().Parse(config)
 	if err != nil {
 		return err
@@ -49,6 +55,7 @@ func (t *greetTask) Start(ctx connect.SourceTaskContext, config map[string]strin
 	}
 	if n, ok := offset["written"].(int64); ok {
 		t.next = n
+		t.log.Info("Resuming after the stored offset", "written", n)
 	}
 	return nil
 }
@@ -68,10 +75,12 @@ func (t *greetTask) Poll(context.Context) ([]*connect.SourceRecord, error) {
 }
 func (*greetTask) Stop() error { return nil }
 
-// storedOffsets is a task's view of the offsets a worker stored.
+// storedOffsets stands in for the context a worker gives a task: the
+// offsets the worker stored, and a logger (here slog's default).
 type storedOffsets map[string]any
 
 func (o storedOffsets) Offset(map[string]any) (map[string]any, error) { return o, nil }
+func (storedOffsets) Logger() *slog.Logger                            { return slog.Default() }
 
 // A source connector: the Plugin a worker is given, and what the worker
 // does with it, here by hand: start the connector, make its task from the

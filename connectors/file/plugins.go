@@ -1,6 +1,10 @@
 package file
 
-import "github.com/connectd/connectd/connect"
+import (
+	"log/slog"
+
+	"github.com/connectd/connectd/connect"
+)
 
 // Class names, as Apache Kafka names the FileStream connectors and tasks.
 const (
@@ -47,4 +51,13 @@ func Plugins() []connect.Plugin {
 		Version: Version,
 		New:     func() any { return &SinkConnector{} },
 	}}
+}
+
+// loggerOf is the logger a context gives, or slog.Default() without one
+// (unit tests start connectors and tasks with a nil context).
+func loggerOf(ctx interface{ Logger() *slog.Logger }) *slog.Logger {
+	if ctx == nil {
+		return slog.Default()
+	}
+	return ctx.Logger()
 }

@@ -85,6 +85,7 @@ type SinkTask struct {
 	f        *os.File // nil when writing to stdout
 	w        *bufio.Writer
 	dirty    bool // written since the last fsync
+	log      *slog.Logger
 }
 
 var _ connect.SinkTask = (*SinkTask)(nil)
@@ -97,7 +98,8 @@ func (t *SinkTask) Version() string { return Version }
 
 // Start opens the file in append mode, creating it if missing. Without a
 // file the task writes to stdout.
-func (t *SinkTask) Start(_ connect.SinkTaskContext, config map[string]string) error {
+func (t *SinkTask) Start(ctx connect.SinkTaskContext, config map[string]string) error {
+	t.log = loggerOf(ctx)
 	pc, err := SinkConnectorConfig().Parse(config)
 	if err != nil {
 		return err
@@ -174,7 +176,7 @@ func (t *SinkTask) Stop() error {
 	}
 	t.w = nil
 	if err != nil {
-		slog.Error("Failed to close FileStreamSinkTask output", "file", t.logName(), "error", err)
+		t.log.Error("Failed to close FileStreamSinkTask output", "file", t.logName(), "error", err)
 	}
 	return err
 }

@@ -40,6 +40,7 @@ func SourceConnectorConfig() *connect.ConfigDef {
 // (or stdin) into one topic.
 type SourceConnector struct {
 	props map[string]string
+	log   *slog.Logger
 }
 
 var (
@@ -54,7 +55,8 @@ func (c *SourceConnector) Version() string { return Version }
 func (c *SourceConnector) Config() *connect.ConfigDef { return SourceConnectorConfig() }
 
 // Start checks the config and keeps it for the task.
-func (c *SourceConnector) Start(_ connect.ConnectorContext, config map[string]string) error {
+func (c *SourceConnector) Start(ctx connect.ConnectorContext, config map[string]string) error {
+	c.log = loggerOf(ctx)
 	pc, err := SourceConnectorConfig().Parse(config)
 	if err != nil {
 		return err
@@ -64,7 +66,7 @@ func (c *SourceConnector) Start(_ connect.ConnectorContext, config map[string]st
 	if name == "" {
 		name = "standard input"
 	}
-	slog.Info("Starting file source connector", "file", name)
+	c.log.Info("Starting file source connector", "file", name)
 	return nil
 }
 

@@ -52,6 +52,7 @@ type SourceTask struct {
 
 	idleWait time.Duration
 	recheck  time.Duration
+	log      *slog.Logger
 }
 
 var _ connect.SourceTask = (*SourceTask)(nil)
@@ -69,6 +70,7 @@ func (t *SourceTask) Version() string { return Version }
 // position to resume from. The file itself is opened by Poll, which waits
 // for it to appear.
 func (t *SourceTask) Start(ctx connect.SourceTaskContext, config map[string]string) error {
+	t.log = loggerOf(ctx)
 	if t.idleWait == 0 {
 		t.idleWait, t.recheck = idleWait, recheck
 	}
@@ -206,7 +208,7 @@ func (t *SourceTask) open() error {
 			return fmt.Errorf("seeking %s to the stored position %d: %w", t.filename, t.startPos, err)
 		}
 		if fi, err := f.Stat(); err == nil && fi.Size() < t.startPos {
-			slog.Warn("FileStreamSourceTask's stored position is past the end of the file; waiting for the file to reach it",
+			t.log.Warn("FileStreamSourceTask's stored position is past the end of the file; waiting for the file to reach it",
 				"file", t.filename, "position", t.startPos, "size", fi.Size())
 		}
 	}
@@ -218,14 +220,14 @@ func (t *SourceTask) open() error {
 func (t *SourceTask) warnMissing(err error) {
 	if !t.warned {
 		t.warned = true
-		slog.Warn("Couldn't find file for FileStreamSourceTask, waiting for it to be created",
+		t.log.Warn("Couldn't find file for FileStreamSourceTask, waiting for it to be created",
 			"file", t.filename, "error", err)
 	}
 }
 
 func (t *SourceTask) opened() {
 	t.warned = false
-	slog.Debug("Opened file for reading", "file", t.filename, "position", t.startPos)
+	t.log.Debug("Opened file for reading", "file", t.filename, "position", t.startPos)
 }
 
 func (t *SourceTask) logName() string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,6 +20,8 @@ type memOffsets map[string]map[string]any
 func (m memOffsets) Offset(partition map[string]any) (map[string]any, error) {
 	return m[fmt.Sprint(partition)], nil
 }
+
+func (memOffsets) Logger() *slog.Logger { return slog.Default() }
 
 func (m memOffsets) set(partition, offset map[string]any) { m[fmt.Sprint(partition)] = offset }
 
@@ -513,6 +516,8 @@ type panicOffsets struct{}
 func (panicOffsets) Offset(map[string]any) (map[string]any, error) {
 	panic("stdin tasks read no offsets")
 }
+
+func (panicOffsets) Logger() *slog.Logger { return slog.Default() }
 
 func TestSourceNamedPipe(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "fifo")

@@ -19,9 +19,19 @@ func Plugins() []connect.Plugin {
 	}}
 }
 
+// loggerOf is the logger a context gives, or slog.Default() without one
+// (unit tests start connectors and tasks with a nil context).
+func loggerOf(ctx interface{ Logger() *slog.Logger }) *slog.Logger {
+	if ctx == nil {
+		return slog.Default()
+	}
+	return ctx.Logger()
+}
+
 // Connector polls one HTTP endpoint with one task.
 type Connector struct {
 	props map[string]string
+	log   *slog.Logger
 }
 
 var (
@@ -43,13 +53,14 @@ func (c *Connector) TaskClass() string { return TaskClass }
 func (c *Connector) NewTask() connect.SourceTask { return NewTask() }
 
 // Start checks the config and keeps it for the task.
-func (c *Connector) Start(_ connect.ConnectorContext, props map[string]string) error {
+func (c *Connector) Start(ctx connect.ConnectorContext, props map[string]string) error {
+	c.log = loggerOf(ctx)
 	cfg, err := parseConfig(props)
 	if err != nil {
 		return err
 	}
 	c.props = maps.Clone(props)
-	slog.Info("Starting HTTP source connector", "url", connect.RedactURL(cfg.url.String()), "endpoint", cfg.endpoint, "topic", cfg.topic)
+	c.log.Info("Starting HTTP source connector", "url", connect.RedactURL(cfg.url.String()), "endpoint", cfg.endpoint, "topic", cfg.topic)
 	return nil
 }
 

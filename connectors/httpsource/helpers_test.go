@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -121,6 +122,8 @@ func (s storedOffsets) Offset(p map[string]any) (map[string]any, error) {
 	ep, _ := p[EndpointField].(string)
 	return s[ep], nil
 }
+
+func (storedOffsets) Logger() *slog.Logger { return slog.Default() }
 
 // baseConfig is a fast config for tests against the fake API.
 func baseConfig(a *fakeAPI, extra ...string) map[string]string {

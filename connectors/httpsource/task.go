@@ -67,6 +67,7 @@ type Task struct {
 	due     time.Time
 
 	maxIdle time.Duration
+	log     *slog.Logger
 }
 
 var _ connect.SourceTask = (*Task)(nil)
@@ -81,6 +82,7 @@ func (t *Task) Version() string { return Version }
 // partition: polling continues after its last_id. Without an offset it
 // starts after http.cursor.initial, or from nothing.
 func (t *Task) Start(ctx connect.SourceTaskContext, props map[string]string) error {
+	t.log = loggerOf(ctx)
 	cfg, err := parseConfig(props)
 	if err != nil {
 		return err
@@ -110,7 +112,7 @@ func (t *Task) Start(ctx connect.SourceTaskContext, props map[string]string) err
 		t.cur.id = parseID(cfg.initial)
 	}
 	if t.cur.id != nil {
-		slog.Info("HTTP source resuming after the stored cursor", "endpoint", cfg.endpoint, "last_id", t.cur.id, "timestamp", t.cur.ts)
+		t.log.Info("HTTP source resuming after the stored cursor", "endpoint", cfg.endpoint, "last_id", t.cur.id, "timestamp", t.cur.ts)
 	}
 	return nil
 }
@@ -161,7 +163,7 @@ func (t *Task) Poll(ctx context.Context) ([]*connect.SourceRecord, error) {
 		delay := t.backoff(re.retryAfter)
 		t.failed++
 		t.due = time.Now().Add(delay)
-		slog.Warn("HTTP source request failed; retrying", "endpoint", t.cfg.endpoint, "error", re.err, "retry", t.failed, "backoff", delay)
+		t.log.Warn("HTTP source request failed; retrying", "endpoint", t.cfg.endpoint, "error", re.err, "retry", t.failed, "backoff", delay)
 		return nil, nil
 	}
 	req := t.pending
@@ -562,7 +564,7 @@ func (t *Task) more(req *request, doc any, items []any, emitted int) (bool, erro
 			return false, err
 		}
 		if bytes.Equal(page, t.prevPage) {
-			slog.Warn("HTTP source got the same page twice; does the endpoint ignore the page parameter?",
+			t.log.Warn("HTTP source got the same page twice; does the endpoint ignore the page parameter?",
 				"endpoint", c.endpoint, PageParamConfig, c.pageParam, "page", t.page)
 			return false, nil
 		}

@@ -28,6 +28,7 @@ func Plugins() []connect.Plugin {
 // work.
 type Connector struct {
 	props map[string]string
+	log   *slog.Logger
 }
 
 var (
@@ -57,13 +58,14 @@ func (c *Connector) TaskClass() string { return TaskClass }
 func (c *Connector) NewTask() connect.SourceTask { return NewTask() }
 
 // Start checks the config.
-func (c *Connector) Start(_ connect.ConnectorContext, config map[string]string) error {
+func (c *Connector) Start(ctx connect.ConnectorContext, config map[string]string) error {
+	c.log = ctx.Logger()
 	cfg, err := parseConfig(config)
 	if err != nil {
 		return fmt.Errorf("Couldn't start PostgresConnector due to configuration error: %w", err)
 	}
 	c.props = maps.Clone(config)
-	slog.Info("Starting PostgresConnector", "server", cfg.prefix, "database", cfg.redacted(), "slot", cfg.slot, "publication", cfg.publication)
+	c.log.Info("Starting PostgresConnector", "server", cfg.prefix, "database", cfg.redacted(), "slot", cfg.slot, "publication", cfg.publication)
 	return nil
 }
 

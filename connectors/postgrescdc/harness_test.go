@@ -3,6 +3,7 @@ package postgrescdc
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"maps"
 	"sync"
 	"sync/atomic"
@@ -28,6 +29,9 @@ func (s *offsetStore) Offset(p map[string]any) (map[string]any, error) {
 	defer s.mu.Unlock()
 	return maps.Clone(s.offsets[fmt.Sprint(p[PartitionServerKey])]), nil
 }
+
+// Logger implements connect.SourceTaskContext.
+func (s *offsetStore) Logger() *slog.Logger { return slog.Default() }
 
 func (s *offsetStore) put(tb testing.TB, partition, offset map[string]any) {
 	tb.Helper()

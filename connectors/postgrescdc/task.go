@@ -92,7 +92,7 @@ var (
 )
 
 // NewTask returns a task ready for Start.
-func NewTask() *Task { return &Task{log: slog.Default().With("connector", "postgrescdc")} }
+func NewTask() *Task { return &Task{} }
 
 // Version implements connect.SourceTask.
 func (t *Task) Version() string { return Version }
@@ -108,7 +108,8 @@ func (t *Task) Start(ctx connect.SourceTaskContext, props map[string]string) err
 	}
 	t.cfg, t.ctx = cfg, ctx
 	t.partition = map[string]any{PartitionServerKey: cfg.prefix}
-	t.log = slog.Default().With("connector", "postgrescdc", "server", cfg.prefix)
+	// The context's logger names the connector already.
+	t.log = ctx.Logger().With("server", cfg.prefix)
 	t.runCtx, t.cancel = context.WithCancel(context.Background())
 	if err := t.start(); err != nil {
 		t.closeAll()

@@ -94,6 +94,9 @@ func Start(cfg Config) (*Broker, error) {
 	return b, nil
 }
 
+// Stats are the broker's connection and traffic counters.
+func (b *Broker) Stats() Stats { return b.ln.counters.stats() }
+
 // noTelemetryPushMillis is Kafka's push interval when no client-metrics
 // subscription matches a client (ClientMetricsConfigs' default).
 const noTelemetryPushMillis = 5 * 60 * 1000

@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"io"
 	"net"
@@ -223,5 +224,44 @@ func TestInProcessConnectionClosedByTheBroker(t *testing.T) {
 	_, err = client.Write([]byte("request"))
 	if !errors.Is(err, syscall.EPIPE) || !kgo.IsRetryableBrokerErr(err) {
 		t.Fatalf("write after the broker closed: %v, want a retryable broken pipe", err)
+	}
+}
+
+// The broker counts its connections, open and ever, and the bytes of
+// requests and responses, over TCP and in process alike.
+func TestBrokerStats(t *testing.T) {
+	b, err := Start(Config{Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	value := make([]byte, 10000) // random: compression cannot shrink it
+	rand.Read(value)
+	for _, dial := range []func(ctx context.Context, network, host string) (net.Conn, error){nil, b.Dial} {
+		before := b.Stats()
+		opts := []kgo.Opt{kgo.SeedBrokers(b.Addr()), kgo.DefaultProduceTopic("stats"), kgo.AllowAutoTopicCreation()}
+		if dial != nil {
+			opts = append(opts, kgo.Dialer(dial))
+		}
+		cl, err := kgo.NewClient(opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cl.ProduceSync(context.Background(), &kgo.Record{Value: value}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+		during := b.Stats()
+		cl.Close()
+		if during.ConnectionsTotal <= before.ConnectionsTotal || during.Connections <= before.Connections ||
+			during.BytesReceived-before.BytesReceived < int64(len(value)) || during.BytesSent <= before.BytesSent {
+			t.Errorf("in process %v: before %+v, during %+v", dial != nil, before, during)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for b.Stats().Connections > before.Connections && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if after := b.Stats(); after.Connections != before.Connections {
+			t.Errorf("in process %v: %d connections open after the client closed, %d before", dial != nil, after.Connections, before.Connections)
+		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 // than a tenth of the worker's CPU on a JDBC source.
 type listener struct {
 	net.Listener
+	counters  counters
 	conns     chan net.Conn
 	closed    chan struct{}
 	closeOnce sync.Once
@@ -48,7 +49,7 @@ func (l *listener) acceptTCP() {
 func (l *listener) Accept() (net.Conn, error) {
 	select {
 	case c := <-l.conns:
-		return c, nil
+		return l.counters.count(c), nil
 	case <-l.closed:
 		return nil, net.ErrClosed
 	}

@@ -207,8 +207,10 @@ type DistributedOptions struct {
 	ClusterID string
 	Commit    string
 	Log       *slog.Logger
-	Dial      kafkasec.DialFunc // connects the connectors' Kafka clients; nil: the network
-	Plugins   *connect.PluginSet
+	// Loggers are the plugins' loggers by class name (nil: Log).
+	Loggers func(name string) *slog.Logger
+	Dial    kafkasec.DialFunc // connects the connectors' Kafka clients; nil: the network
+	Plugins *connect.PluginSet
 	// KafkaPing asks Kafka for its metadata, for GET /health; nil: not
 	// checked.
 	KafkaPing func(ctx context.Context) error
@@ -228,7 +230,7 @@ func NewDistributed(cfg *worker.Config, dcfg *worker.DistributedConfig, bootstra
 	if u, err := url.Parse(opts.URL); err == nil {
 		h.workerID = u.Host
 	}
-	h.w = worker.New(cfg, opts.Plugins, bootstrap, opts.Dial, offsets, h, opts.Log)
+	h.w = worker.New(cfg, opts.Plugins, bootstrap, opts.Dial, offsets, h, opts.Log, opts.Loggers)
 	h.w.ReserveTopics(dcfg.ConfigTopic, dcfg.OffsetTopic, dcfg.StatusTopic)
 	h.om = offsetsManager{w: h.w, store: offsets}
 	return h

@@ -66,7 +66,7 @@ func (c planCase) state() (reconcileState, map[client.TaskID]string) {
 		tasks:      map[client.TaskID]*dtask{},
 		regen:      map[string]bool{},
 		checkTaskCount: worker.New(&worker.Config{TasksMaxPerConnector: 4}, nil, nil, nil, nil, nil,
-			slog.New(slog.DiscardHandler)).CheckTaskCount,
+			slog.New(slog.DiscardHandler), nil).CheckTaskCount,
 	}
 	if c.config != nil {
 		st.snap.Connectors["a"] = c.config

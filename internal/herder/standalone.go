@@ -59,8 +59,10 @@ type Options struct {
 	ClusterID string
 	Commit    string
 	Log       *slog.Logger
-	Dial      kafkasec.DialFunc // connects the connectors' Kafka clients; nil: the network
-	Plugins   *connect.PluginSet
+	// Loggers are the plugins' loggers by class name (nil: Log).
+	Loggers func(name string) *slog.Logger
+	Dial    kafkasec.DialFunc // connects the connectors' Kafka clients; nil: the network
+	Plugins *connect.PluginSet
 	// KafkaPing asks Kafka for its metadata, for GET /health; nil: not
 	// checked.
 	KafkaPing func(ctx context.Context) error
@@ -75,7 +77,7 @@ func NewStandalone(cfg *worker.Config, bootstrap []string, offsets *storage.File
 		health: healthProbe{kafka: opts.KafkaPing},
 	}
 	h.status.init()
-	h.w = worker.New(cfg, opts.Plugins, bootstrap, opts.Dial, offsets, &h.status, opts.Log)
+	h.w = worker.New(cfg, opts.Plugins, bootstrap, opts.Dial, offsets, &h.status, opts.Log, opts.Loggers)
 	h.om = offsetsManager{w: h.w, store: offsets}
 	return h
 }

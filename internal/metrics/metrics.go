@@ -24,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/connectd/connectd/client"
+	"github.com/connectd/connectd/internal/embedded"
 	"github.com/connectd/connectd/internal/worker"
 )
 
@@ -44,6 +45,9 @@ type Source struct {
 	// Rebalancing reports whether a distributed worker's group is
 	// rebalancing; nil for a standalone worker.
 	Rebalancing func() bool
+	// Broker gives the embedded broker's counters; nil with an outside
+	// Kafka.
+	Broker func() embedded.Stats
 }
 
 // Handler serves GET /metrics: Prometheus's text format, or OpenMetrics
@@ -81,6 +85,14 @@ var (
 	assignedConns    = desc("kafka_connect_coordinator_assigned_connectors", "The number of connector instances currently assigned to this worker.")
 	assignedTasks    = desc("kafka_connect_coordinator_assigned_tasks", "The number of tasks currently assigned to this worker.")
 	rebalancing      = desc("kafka_connect_worker_rebalance_rebalancing", "Whether this worker is currently rebalancing.")
+
+	// The embedded broker's, connectd's own names: Kafka's broker
+	// metrics count other things (BytesInPerSec counts produced records
+	// only), so borrowing them would mislead a dashboard.
+	brokerConnections      = desc("connectd_embedded_broker_connections", "The connections open to the embedded broker, over TCP and in process.")
+	brokerConnectionsTotal = desc("connectd_embedded_broker_connections_total", "The connections the embedded broker accepted since it started.")
+	brokerReceived         = desc("connectd_embedded_broker_received_bytes_total", "The bytes of requests the embedded broker received.")
+	brokerSent             = desc("connectd_embedded_broker_sent_bytes_total", "The bytes of responses the embedded broker sent.")
 )
 
 func init() {
@@ -143,6 +155,13 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), labels...)
 	}
 	local := func(workerID string) bool { return c.src.WorkerID == "" || workerID == c.src.WorkerID }
+	if c.src.Broker != nil {
+		b := c.src.Broker()
+		gauge(brokerConnections, float64(b.Connections))
+		count(brokerConnectionsTotal, b.ConnectionsTotal)
+		count(brokerReceived, b.BytesReceived)
+		count(brokerSent, b.BytesSent)
+	}
 
 	names, err := c.src.Herder.Connectors(ctx)
 	if err != nil {

@@ -151,7 +151,7 @@ func StartDistributed(ctx context.Context, props map[string]string, plugins []co
 	}
 
 	h := herder.NewDistributed(cfg, dcfg, bootstrap, configs, status, offsets, herder.DistributedOptions{
-		URL: url, ClusterID: clusterID, Commit: Commit, Log: log, Dial: brokerDial(s.Broker), Plugins: set,
+		URL: url, ClusterID: clusterID, Commit: Commit, Log: log, Dial: brokerDial(s.Broker), Plugins: set, Loggers: loggers.Logger,
 		KafkaPing: admCl.Ping,
 	})
 	listener.h = h
@@ -170,7 +170,7 @@ func StartDistributed(ctx context.Context, props map[string]string, plugins []co
 
 	opts := restOptions(cfg, loggers)
 	opts.Console = consoleHandler(cfg, bootstrap, brokerDial(s.Broker))
-	opts.Metrics = metrics.Handler(metrics.Source{Herder: h, Worker: h.Worker(), WorkerID: h.WorkerID(), Rebalancing: member.Rebalancing})
+	opts.Metrics = metrics.Handler(metrics.Source{Herder: h, Worker: h.Worker(), WorkerID: h.WorkerID(), Rebalancing: member.Rebalancing, Broker: brokerStats(s.Broker)})
 	handler := rest.New(h, loggers, opts)
 	s.servers = serveREST(lns, cfg.ListenHTTPS, handler, log, "REST API listening")
 	apart, metricsAddr, adminAddr, err := serveApart(cfg, opts.Metrics, loggers, opts, log)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -89,6 +90,14 @@ func TestMetrics(t *testing.T) {
 		"kafka_connect_coordinator_assigned_tasks", "go_goroutines", "process_resident_memory_bytes"} {
 		if !regexp.MustCompile(`(?m)^` + name + `[{ ]`).MatchString(m) {
 			t.Errorf("no series %s", name)
+		}
+	}
+	// The embedded broker's traffic: the 25 lines went in and out.
+	for _, series := range []string{"connectd_embedded_broker_connections", "connectd_embedded_broker_connections_total",
+		"connectd_embedded_broker_received_bytes_total", "connectd_embedded_broker_sent_bytes_total"} {
+		v, err := strconv.ParseFloat(metricValue(m, series), 64)
+		if err != nil || v < 1 || (strings.HasSuffix(series, "bytes_total") && v < float64(25*len("line a"))) {
+			t.Errorf("%s = %q", series, metricValue(m, series))
 		}
 	}
 	req, _ := http.NewRequest("GET", "http://"+w.s.RESTAddr+"/metrics", nil)

@@ -120,11 +120,11 @@ func StartStandalone(ctx context.Context, props map[string]string, connectors []
 	s.RESTAddr = lns[0].Addr().String()
 	s.Herder = herder.NewStandalone(cfg, bootstrap, offsets, configs, herder.Options{
 		WorkerID: workerID(cfg, s.RESTAddr), ClusterID: clusterID, Commit: Commit, Log: log,
-		Dial: brokerDial(s.Broker), Plugins: set, KafkaPing: cl.Ping,
+		Dial: brokerDial(s.Broker), Plugins: set, Loggers: loggers.Logger, KafkaPing: cl.Ping,
 	})
 	opts := restOptions(cfg, loggers)
 	opts.Console = consoleHandler(cfg, bootstrap, brokerDial(s.Broker))
-	opts.Metrics = metrics.Handler(metrics.Source{Herder: s.Herder, Worker: s.Herder.Worker()})
+	opts.Metrics = metrics.Handler(metrics.Source{Herder: s.Herder, Worker: s.Herder.Worker(), Broker: brokerStats(s.Broker)})
 	handler := rest.New(s.Herder, loggers, opts)
 	s.servers = serveREST(lns, cfg.ListenHTTPS, handler, log, "REST API listening")
 	apart, metricsAddr, adminAddr, err := serveApart(cfg, opts.Metrics, loggers, opts, log)
@@ -188,6 +188,15 @@ func consoleHandler(cfg *worker.Config, bootstrap []string, dial kafkasec.DialFu
 		}
 		return kadm.NewClient(cl), cl.Close, nil
 	}})
+}
+
+// brokerStats gives the embedded broker's counters to the metrics; nil
+// with an outside Kafka.
+func brokerStats(b *embedded.Broker) func() embedded.Stats {
+	if b == nil {
+		return nil
+	}
+	return b.Stats
 }
 
 // bindListeners binds the REST listeners the worker config names, each

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"fmt"
+	"log/slog"
 	"maps"
 	"strconv"
 
@@ -25,10 +26,12 @@ type Connector struct {
 type connectorContext struct {
 	reconfigure func()
 	fail        func(error)
+	log         *slog.Logger
 }
 
 func (c connectorContext) RequestTaskReconfiguration() { c.reconfigure() }
 func (c connectorContext) RaiseError(err error)        { c.fail(err) }
+func (c connectorContext) Logger() *slog.Logger        { return c.log }
 
 // StartConnector instantiates and starts a connector. reconfigure and fail
 // are called from the connector's own goroutines when it asks for new task
@@ -57,8 +60,9 @@ func (w *Worker) startConnector(name string, config map[string]string, reconfigu
 	}
 	hidden := secrets.Of(conn.Config(), resolved, fromProviders)
 	failHidden := func(err error) { fail(hidden.Err(err)) }
+	log := hidden.Logger(w.loggers(p.Class), "connector", name)
 	if err := safeCall(func() error {
-		return conn.Start(connectorContext{reconfigure, failHidden}, maps.Clone(resolved))
+		return conn.Start(connectorContext{reconfigure, failHidden, log}, maps.Clone(resolved))
 	}); err != nil {
 		return nil, hidden.Err(err)
 	}

@@ -20,7 +20,9 @@ type Task struct {
 	Metrics TaskMetrics
 	typ     string        // source or sink
 	secrets secrets.Hider // hidden in its failures' traces and log lines
-	log     *slog.Logger
+	log     *slog.Logger  // the worker's lines about the task
+	// pluginLog is the task's own logger (Logger), by its class.
+	pluginLog *slog.Logger
 
 	w      *Worker
 	cancel context.CancelFunc
@@ -111,6 +113,9 @@ func (t *Task) Stopping() bool {
 	return t.stopped
 }
 
+// Logger implements connect.SourceTaskContext and SinkTaskContext.
+func (t *Task) Logger() *slog.Logger { return t.pluginLog }
+
 // Done is closed when the task's goroutine has finished.
 func (t *Task) Done() <-chan struct{} { return t.done }
 
@@ -154,6 +159,11 @@ func (w *Worker) startTask(connector string, id int, connConfig, taskConfig map[
 	def := conn.Config()
 	t := &Task{Connector: connector, ID: id, secrets: secrets.Of(def, connConfig, connSecret).Merge(secrets.Of(def, taskConfig, taskSecret))}
 	t.log = t.secrets.Logger(w.log, "connector", connector, "task", id)
+	class := taskConfig["task.class"]
+	if class == "" {
+		class = conn.TaskClass()
+	}
+	t.pluginLog = t.secrets.Logger(w.loggers(class), "connector", connector, "task", id)
 	ctx := t.init(w, paused)
 	switch p.Type {
 	case connect.PluginSource:

@@ -39,6 +39,7 @@ type Worker struct {
 	offsets   OffsetStore
 	listener  Listener
 	log       *slog.Logger
+	loggers   func(name string) *slog.Logger
 	reserved  []string // topics the worker itself writes; see ReserveTopics
 	registry  taskRegistry
 	startups  StartupMetrics
@@ -47,8 +48,17 @@ type Worker struct {
 // New returns a worker running the given plugins, producing to and
 // consuming from bootstrap, whose clients connect through dial (nil: over
 // the network).
-func New(cfg *Config, plugins *connect.PluginSet, bootstrap []string, dial kafkasec.DialFunc, offsets OffsetStore, l Listener, log *slog.Logger) *Worker {
-	return &Worker{cfg: cfg, plugins: plugins, bootstrap: bootstrap, dial: dial, offsets: offsets, listener: l, log: log}
+//
+// log is the worker's own logger; loggers(name) are those of the plugins'
+// classes, whose levels /admin/loggers sets (nil: log for all).
+func New(cfg *Config, plugins *connect.PluginSet, bootstrap []string, dial kafkasec.DialFunc, offsets OffsetStore, l Listener, log *slog.Logger, loggers func(name string) *slog.Logger) *Worker {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if loggers == nil {
+		loggers = func(string) *slog.Logger { return log }
+	}
+	return &Worker{cfg: cfg, plugins: plugins, bootstrap: bootstrap, dial: dial, offsets: offsets, listener: l, log: log, loggers: loggers}
 }
 
 // ReserveTopics names topics the worker itself writes (a distributed

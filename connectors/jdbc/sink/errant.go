@@ -2,7 +2,6 @@ package sink
 
 import (
 	"errors"
-	"log/slog"
 
 	"github.com/connectd/connectd/connect"
 	"github.com/go-sql-driver/mysql"
@@ -53,7 +52,7 @@ func refusedRow(err error) bool {
 // reporter returned (errors.tolerance=none), with the records from that
 // one on still uncommitted.
 func (t *Task) isolate(reporter connect.ErrantRecordReporter, err error) (writeErr, reportErr error) {
-	slog.Warn("JDBC sink batch refused; writing its records one by one to report the failing ones", "records", len(t.uncommitted), "error", err)
+	t.log.Warn("JDBC sink batch refused; writing its records one by one to report the failing ones", "records", len(t.uncommitted), "error", err)
 	all := t.uncommitted
 	t.uncommitted = nil
 	for i := range all {

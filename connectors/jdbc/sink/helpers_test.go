@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"fmt"
+	"log/slog"
 	"math/big"
 	"sort"
 	"strings"
@@ -42,7 +43,11 @@ type sinkFakeContext struct {
 	commits int
 	// reporter, when set, is the errant record reporter the task gets.
 	reporter connect.ErrantRecordReporter
+	// log writes to the test's log.
+	log *slog.Logger
 }
+
+func (c *sinkFakeContext) Logger() *slog.Logger { return c.log }
 
 func (c *sinkFakeContext) ErrantRecordReporter() connect.ErrantRecordReporter { return c.reporter }
 
@@ -61,7 +66,7 @@ func (c *sinkFakeContext) RequestCommit() { c.mu.Lock(); c.commits++; c.mu.Unloc
 func sinkStart(t *testing.T, db *jdbctest.DB, props map[string]string) (*Task, *sinkFakeContext) {
 	t.Helper()
 	task := (&Connector{}).NewTask().(*Task)
-	ctx := &sinkFakeContext{}
+	ctx := &sinkFakeContext{log: slog.New(slog.NewTextHandler(t.Output(), nil))}
 	if err := task.Start(ctx, props); err != nil {
 		t.Fatalf("Start: %v", err)
 	}

@@ -45,6 +45,7 @@ import (
 type Task struct {
 	cfg  *sinkConfig
 	ctx  connect.SinkTaskContext
+	log  *slog.Logger
 	db   *sql.DB
 	conn *sql.Conn // the task's connection: COPY must run on the transaction's
 	d    *jdbcdb.Dialect
@@ -108,6 +109,10 @@ func (t *Task) Version() string { return Version }
 // Start parses the config and connects, trying connection.attempts times
 // connection.backoff.ms apart.
 func (t *Task) Start(ctx connect.SinkTaskContext, config map[string]string) error {
+	log := slog.Default() // unit tests start tasks without a context
+	if ctx != nil {
+		log = ctx.Logger()
+	}
 	cfg, err := parseSinkConfig(config)
 	if err != nil {
 		return err
@@ -123,15 +128,15 @@ func (t *Task) Start(ctx connect.SinkTaskContext, config map[string]string) erro
 		if attempt >= cfg.connAttempts {
 			return err
 		}
-		slog.Warn("JDBC sink could not connect, retrying", "attempt", attempt, "error", err)
+		log.Warn("JDBC sink could not connect, retrying", "attempt", attempt, "error", err)
 		time.Sleep(cfg.connBackoff)
 	}
 	*t = Task{
-		cfg: cfg, ctx: ctx, db: db, d: d, sql: sinkSQL{d: d, quote: cfg.quote},
+		cfg: cfg, ctx: ctx, log: log, db: db, d: d, sql: sinkSQL{d: d, quote: cfg.quote},
 		tables: map[jdbcdb.TableID]*sinkTable{}, topicTables: map[string]jdbcdb.TableID{}, infos: map[jdbcdb.TableID]*sinkTableInfo{},
 		committed: map[connect.TopicPartition]int64{}, remaining: cfg.maxRetries,
 	}
-	slog.Debug("JDBC sink task started", "dialect", d.Name, "insert.mode", cfg.insertMode, "pk.mode", cfg.pkMode)
+	t.log.Debug("JDBC sink task started", "dialect", d.Name, "insert.mode", cfg.insertMode, "pk.mode", cfg.pkMode)
 	return nil
 }
 
@@ -295,7 +300,7 @@ func (t *Task) attempt(op func() error) error {
 			t.remaining = t.cfg.maxRetries
 			return err
 		}
-		slog.Warn("JDBC sink write failed, retrying", "remainingRetries", t.remaining, "backoff", t.cfg.retryBackoff, "error", err)
+		t.log.Warn("JDBC sink write failed, retrying", "remainingRetries", t.remaining, "backoff", t.cfg.retryBackoff, "error", err)
 		t.remaining--
 		time.Sleep(t.cfg.retryBackoff)
 	}
@@ -308,7 +313,7 @@ func (t *Task) rollback() {
 	t.closeStmts()
 	if t.tx != nil {
 		if err := t.tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
-			slog.Warn("JDBC sink rollback failed", "error", err)
+			t.log.Warn("JDBC sink rollback failed", "error", err)
 		}
 		t.tx = nil
 	}
@@ -794,7 +799,7 @@ func (t *Task) ensureTable(id jdbcdb.TableID, f *sinkFields) error {
 			return err
 		}
 		q := t.sql.createTableSQL(id, f, t.cfg)
-		slog.Info("JDBC sink creating table", "table", name, "sql", q)
+		t.log.Info("JDBC sink creating table", "table", name, "sql", q)
 		if _, cerr := t.ddl(q); cerr != nil {
 			// Another task may have created it meanwhile.
 			if info, err = t.tableInfo(id, true); err != nil || info == nil {
@@ -828,7 +833,7 @@ func (t *Task) ensureTable(id jdbcdb.TableID, f *sinkFields) error {
 		return err
 	}
 	for _, q := range t.sql.alterTableSQL(id, missing, t.cfg) {
-		slog.Info("JDBC sink amending table", "table", name, "sql", q)
+		t.log.Info("JDBC sink amending table", "table", name, "sql", q)
 		if _, aerr := t.ddl(q); aerr != nil {
 			// Another task may have added the columns meanwhile.
 			if info, err = t.tableInfo(id, true); err != nil || len(sinkMissing(f, info)) > 0 {

@@ -27,6 +27,7 @@ type Connector struct {
 	d      *jdbcdb.Dialect
 	tables []jdbcdb.TableID
 
+	log  *slog.Logger
 	stop chan struct{}
 	done chan struct{}
 	// listings counts the monitor's listings of the tables.
@@ -51,9 +52,18 @@ func (c *Connector) TaskClass() string { return TaskClass }
 // NewTask implements connect.SourceConnector.
 func (c *Connector) NewTask() connect.SourceTask { return NewTask() }
 
+// logger is the logger Start was given, or slog.Default() before Start.
+func (c *Connector) logger() *slog.Logger {
+	if c.log == nil {
+		return slog.Default()
+	}
+	return c.log
+}
+
 // Start checks the config, connects, lists the tables and starts watching
 // them.
 func (c *Connector) Start(ctx connect.ConnectorContext, config map[string]string) error {
+	c.log = ctx.Logger()
 	cfg, err := parseSourceConfig(config)
 	if err != nil {
 		return fmt.Errorf("Couldn't start JdbcSourceConnector due to configuration error: %w", err)
@@ -62,7 +72,7 @@ func (c *Connector) Start(ctx connect.ConnectorContext, config map[string]string
 	if err != nil {
 		return err
 	}
-	conn, err := srcConnect(context.Background(), cfg)
+	conn, err := srcConnect(context.Background(), cfg, c.log)
 	if err != nil {
 		return err
 	}
@@ -84,7 +94,7 @@ func (c *Connector) Start(ctx connect.ConnectorContext, config map[string]string
 	c.mu.Lock()
 	c.tables = tables
 	c.mu.Unlock()
-	slog.Info("JDBC source: tables to read", "tables", srcFormatTables(d, tables))
+	c.log.Info("JDBC source: tables to read", "tables", srcFormatTables(d, tables))
 	c.stop, c.done = make(chan struct{}), make(chan struct{})
 	go c.monitor(ctx, c.stop, c.done)
 	return nil
@@ -132,7 +142,7 @@ func (c *Connector) monitor(ctx connect.ConnectorContext, stop, done chan struct
 			conn, err = srcOpen(cctx, c.cfg.url, c.cfg.user, c.cfg.password)
 			cancel()
 			if err != nil {
-				slog.Error("JDBC source: unable to connect to list the tables; trying again at the next table poll", "error", err)
+				c.log.Error("JDBC source: unable to connect to list the tables; trying again at the next table poll", "error", err)
 				conn = nil
 				continue
 			}
@@ -140,7 +150,7 @@ func (c *Connector) monitor(ctx connect.ConnectorContext, stop, done chan struct
 		tables, err := c.listTables(conn)
 		c.listings.Add(1)
 		if err != nil {
-			slog.Error("JDBC source: error while trying to get updated table list, ignoring and waiting for next table poll interval", "error", err)
+			c.log.Error("JDBC source: error while trying to get updated table list, ignoring and waiting for next table poll interval", "error", err)
 			conn.close()
 			conn = nil
 			continue
@@ -152,7 +162,7 @@ func (c *Connector) monitor(ctx connect.ConnectorContext, stop, done chan struct
 		}
 		c.mu.Unlock()
 		if changed {
-			slog.Info("JDBC source: the tables changed; reconfiguring the tasks", "tables", srcFormatTables(c.d, tables))
+			c.log.Info("JDBC source: the tables changed; reconfiguring the tasks", "tables", srcFormatTables(c.d, tables))
 			if ctx != nil {
 				ctx.RequestTaskReconfiguration()
 			}
@@ -182,7 +192,7 @@ func (c *Connector) TaskConfigs(maxTasks int) ([]map[string]string, error) {
 		return nil, err
 	}
 	if len(c.tables) == 0 {
-		slog.Warn("JDBC source: no tables were found so there's no work to be done.")
+		c.logger().Warn("JDBC source: no tables were found so there's no work to be done.")
 		return []map[string]string{task("")}, nil
 	}
 	groups := min(len(c.tables), max(maxTasks, 1))

@@ -109,8 +109,9 @@ func srcOpen(ctx context.Context, url, user, password string) (*srcConn, error) 
 }
 
 // srcConnect connects as Confluent's CachedConnectionProvider does: up to
-// connection.attempts tries, connection.backoff.ms apart.
-func srcConnect(ctx context.Context, cfg *srcConfig) (*srcConn, error) {
+// connection.attempts tries, connection.backoff.ms apart, logging each
+// failed try to log.
+func srcConnect(ctx context.Context, cfg *srcConfig, log *slog.Logger) (*srcConn, error) {
 	var err error
 	for attempt := 1; ; attempt++ {
 		var c *srcConn
@@ -121,7 +122,7 @@ func srcConnect(ctx context.Context, cfg *srcConfig) (*srcConn, error) {
 		if attempt >= max(cfg.attempts, 1) || ctx.Err() != nil {
 			return nil, err
 		}
-		slog.Info("JDBC source: unable to connect to the database; will try again",
+		log.Info("JDBC source: unable to connect to the database; will try again",
 			"attempt", attempt, "of", cfg.attempts, "backoff", cfg.backoff, "error", err)
 		select {
 		case <-ctx.Done():
@@ -183,11 +184,12 @@ func (c *srcConn) query(ctx context.Context, q string, args ...any) (srcRows, er
 
 // open runs a data query and returns its result mapped to a struct named
 // name. nullable says, when it knows, whether a column of the result may
-// be null (SQLite does not report it).
+// be null (SQLite does not report it). Columns left out of the struct are
+// logged to log.
 func (c *srcConn) open(ctx context.Context, q string, args []any, name string, cfg *srcConfig,
-	nullable func(column string) *bool) (srcResult, *srcMapping, error) {
+	nullable func(column string) *bool, log *slog.Logger) (srcResult, *srcMapping, error) {
 	if c.pg != nil {
-		return c.openPG(ctx, q, args, name, cfg)
+		return c.openPG(ctx, q, args, name, cfg, log)
 	}
 	rows, err := c.db.QueryContext(ctx, q, args...)
 	if err != nil {
@@ -212,7 +214,7 @@ func (c *srcConn) open(ctx context.Context, q string, args []any, name string, c
 			}
 			f, ok := srcSQLField(c.d, ct, null, cfg.numericMapping)
 			if !ok {
-				srcWarnDropped(name, ct.Name(), ct.DatabaseTypeName())
+				srcWarnDropped(log, name, ct.Name(), ct.DatabaseTypeName())
 				continue
 			}
 			f.col = i
@@ -248,7 +250,7 @@ func srcSameColumns(m *srcMapping, cts []*sql.ColumnType) bool {
 	return true
 }
 
-func (c *srcConn) openPG(ctx context.Context, q string, args []any, name string, cfg *srcConfig) (srcResult, *srcMapping, error) {
+func (c *srcConn) openPG(ctx context.Context, q string, args []any, name string, cfg *srcConfig, log *slog.Logger) (srcResult, *srcMapping, error) {
 	// Preparing first gives the result's columns before the query runs,
 	// while the connection is free to look up their nullability.
 	sd, err := c.pg.Prepare(ctx, q, q)
@@ -268,7 +270,7 @@ func (c *srcConn) openPG(ctx context.Context, q string, args []any, name string,
 			optional := !c.pgNotNull[[2]uint32{fd.TableOID, uint32(fd.TableAttributeNumber)}]
 			f, ok := srcPGField(fd, optional, cfg.numericMapping)
 			if !ok {
-				srcWarnDropped(name, fd.Name, c.pgTypeName(fd.DataTypeOID))
+				srcWarnDropped(log, name, fd.Name, c.pgTypeName(fd.DataTypeOID))
 				continue
 			}
 			f.col = i

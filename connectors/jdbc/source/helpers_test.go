@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"log/slog"
 	"maps"
 	"slices"
 	"strings"
@@ -39,6 +40,8 @@ func (c *srcTestContext) Offset(p map[string]any) (map[string]any, error) {
 	return c.offsets[srcPartitionKey(p)], nil
 }
 
+func (*srcTestContext) Logger() *slog.Logger { return slog.Default() }
+
 func (c *srcTestContext) set(p, o map[string]any) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -66,6 +69,7 @@ type srcConnContext struct {
 }
 
 func (c *srcConnContext) RequestTaskReconfiguration() { c.reconfigs.Add(1) }
+func (*srcConnContext) Logger() *slog.Logger          { return slog.Default() }
 func (c *srcConnContext) RaiseError(err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

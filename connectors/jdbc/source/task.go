@@ -35,6 +35,7 @@ type Task struct {
 	queriers []*srcQuerier
 	active   *srcQuerier
 	idleWait time.Duration
+	log      *slog.Logger
 
 	mu          sync.Mutex
 	queryCancel context.CancelFunc
@@ -100,6 +101,7 @@ func (q *srcQuerier) querying() bool { return q.res != nil }
 // Start reads the config, connects, and for each table reads its stored
 // offset and checks its columns as Confluent does (validate.non.null).
 func (t *Task) Start(ctx connect.SourceTaskContext, config map[string]string) error {
+	t.log = ctx.Logger()
 	if t.idleWait == 0 {
 		t.idleWait = srcIdleWait
 	}
@@ -119,11 +121,11 @@ func (t *Task) Start(ctx connect.SourceTaskContext, config map[string]string) er
 			return fmt.Errorf("Invalid configuration: %s: %w", srcTablesConfig, err)
 		}
 		if len(tables) == 0 {
-			slog.Warn("JDBC source task has no table assigned: there is no work to be done")
+			t.log.Warn("JDBC source task has no table assigned: there is no work to be done")
 			return nil
 		}
 	}
-	t.conn, err = srcConnect(context.Background(), cfg)
+	t.conn, err = srcConnect(context.Background(), cfg, t.log)
 	if err != nil {
 		return err
 	}
@@ -292,7 +294,7 @@ func (t *Task) loadOffset(ctx connect.SourceTaskContext, q *srcQuerier, partitio
 			}
 			if o != nil {
 				stored = o
-				slog.Info("JDBC source found a stored offset", "source", q.name, "partition", p, "offset", o)
+				t.log.Info("JDBC source found a stored offset", "source", q.name, "partition", p, "offset", o)
 				break
 			}
 		}
@@ -330,7 +332,7 @@ func (t *Task) loadOffset(ctx connect.SourceTaskContext, q *srcQuerier, partitio
 func (t *Task) resolveTimestamp(ctx context.Context, q *srcQuerier) error {
 	if q.table == nil {
 		q.lookupTS = false
-		slog.Warn("JDBC source: the stored offset has no timestamp; as in Confluent's connector, reading resumes from "+
+		t.log.Warn("JDBC source: the stored offset has no timestamp; as in Confluent's connector, reading resumes from "+
 			"the epoch", "source", q.name, "incrementing", q.offset.inc)
 		return nil
 	}
@@ -341,7 +343,7 @@ func (t *Task) resolveTimestamp(ctx context.Context, q *srcQuerier) error {
 	}
 	stmt := fmt.Sprintf("SELECT %s FROM %s WHERE %s.%s = %s", strings.Join(cols, ", "), d.QuoteTable(*q.table),
 		d.QuoteTable(*q.table), d.Quote(q.incCol), d.Placeholder(1))
-	res, m, err := t.conn.open(ctx, stmt, []any{q.offset.inc}, q.structName, t.cfg, q.nullable)
+	res, m, err := t.conn.open(ctx, stmt, []any{q.offset.inc}, q.structName, t.cfg, q.nullable, t.log)
 	if err != nil {
 		return err
 	}
@@ -353,7 +355,7 @@ func (t *Task) resolveTimestamp(ctx context.Context, q *srcQuerier) error {
 				ts := v.Time()
 				q.offset.ts, q.offset.hasTS = ts, true
 				q.committed, q.lookupTS = q.offset, false
-				slog.Info("JDBC source: the stored offset has no timestamp; resuming after the row it names",
+				t.log.Info("JDBC source: the stored offset has no timestamp; resuming after the row it names",
 					"source", q.name, "incrementing", q.offset.inc, "timestamp", ts)
 				return nil
 			}
@@ -363,7 +365,7 @@ func (t *Task) resolveTimestamp(ctx context.Context, q *srcQuerier) error {
 		return err
 	}
 	q.lookupTS = false
-	slog.Warn("JDBC source: the stored offset has no timestamp and no row has its incrementing value; as in "+
+	t.log.Warn("JDBC source: the stored offset has no timestamp and no row has its incrementing value; as in "+
 		"Confluent's connector, reading resumes from the epoch", "source", q.name, "incrementing", q.offset.inc)
 	return nil
 }
@@ -419,7 +421,7 @@ func (t *Task) Poll(ctx context.Context) ([]*connect.SourceRecord, error) {
 				return nil, fmt.Errorf("JDBC source failed reading %s: %w", q.name, err)
 			}
 			if ctx.Err() == nil {
-				slog.Error("JDBC source: failed to run the query; it will be run again", "source", q.name, "error", err)
+				t.log.Error("JDBC source: failed to run the query; it will be run again", "source", q.name, "error", err)
 			}
 			t.reset(q, true)
 			t.conn.close()
@@ -512,7 +514,7 @@ func (t *Task) reset(q *srcQuerier, rollback bool) {
 func (t *Task) poll(ctx context.Context, q *srcQuerier) ([]*connect.SourceRecord, error) {
 	for attempt := 1; ; attempt++ {
 		if t.conn == nil {
-			c, err := srcConnect(ctx, t.cfg)
+			c, err := srcConnect(ctx, t.cfg, t.log)
 			if err != nil {
 				return nil, err
 			}
@@ -572,8 +574,8 @@ func (t *Task) startQuery(ctx context.Context, q *srcQuerier) error {
 	t.mu.Lock()
 	t.queryCancel = cancel
 	t.mu.Unlock()
-	slog.Debug("JDBC source query", "source", q.name, "sql", q.stmt)
-	res, m, err := t.conn.open(qctx, q.stmt, args, q.structName, t.cfg, q.nullable)
+	t.log.Debug("JDBC source query", "source", q.name, "sql", q.stmt)
+	res, m, err := t.conn.open(qctx, q.stmt, args, q.structName, t.cfg, q.nullable, t.log)
 	if err != nil {
 		cancel()
 		return err

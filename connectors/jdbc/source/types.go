@@ -341,8 +341,8 @@ func (m *srcMapping) field(name string) (int, bool) {
 
 // srcWarnDropped logs a column whose type has no Connect mapping; as in
 // Confluent's connector it is left out of the records.
-func srcWarnDropped(where, column, typ string) {
-	slog.Warn("JDBC source: column type not currently supported; the column is left out of the records",
+func srcWarnDropped(log *slog.Logger, where, column, typ string) {
+	log.Warn("JDBC source: column type not currently supported; the column is left out of the records",
 		"source", where, "column", column, "type", typ)
 }
 
