@@ -82,6 +82,9 @@ type Distributed struct {
 	incarnations sync.Map // client.TaskID → *worker.Task
 	gen          atomic.Int32
 
+	// snap is the latest snapshot() built.
+	snap atomic.Pointer[ClusterConfig]
+
 	// plugins caches connector classes (class → connect.Plugin) for REST
 	// requests, which must not wait for mu while a reconcile pass starts
 	// or stops what runs here.
@@ -162,7 +165,18 @@ func clusterConfig(st storage.ConfigState) ClusterConfig {
 	return out
 }
 
-func (h *Distributed) snapshot() ClusterConfig { return clusterConfig(h.store.Snapshot()) }
+// snapshot is the config topic as it is now. REST answers take one each
+// (expand=status, one per connector): it is built once per config offset,
+// every record read moving the offset, and shared, never to be modified.
+func (h *Distributed) snapshot() ClusterConfig {
+	st := h.store.Snapshot()
+	if c := h.snap.Load(); c != nil && c.Offset == st.Offset {
+		return *c
+	}
+	c := clusterConfig(st)
+	h.snap.Store(&c)
+	return c
+}
 
 func (c ClusterConfig) target(name string) TargetState {
 	if t, ok := c.Targets[name]; ok && t != "" {

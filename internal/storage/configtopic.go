@@ -37,8 +37,10 @@ type ConfigListener interface {
 	LoggerLevelSet(namespace, level string)
 }
 
-// ConfigState is a snapshot of the config topic. It is a deep copy: the
-// caller may keep and modify it.
+// ConfigState is a snapshot of the config topic. It is shared by every
+// caller until the next record changes the store (one snapshot costs as
+// much as the connectors it holds, and REST answers need one each): read
+// it, keep it, never modify it or the maps it holds.
 type ConfigState struct {
 	// Offset is the config offset exchanged in the group protocol: the
 	// offset of the last record read plus one, or -1 before any.
@@ -110,6 +112,10 @@ type ConfigTopic struct {
 	deferred     map[string]map[int]map[string]string
 	countRecords map[string]int
 	pendingFence map[string]bool
+
+	// view is the snapshot of the state as it is, built by the first
+	// Snapshot after a record changed it; nil until then.
+	view *ConfigState
 }
 
 // NewConfigTopic creates the store. cfg.OnRecord and cfg.OnCaughtUp must be
@@ -153,23 +159,27 @@ func (c *ConfigTopic) Refresh(ctx context.Context) error {
 	return c.log.ReadToEnd(ctx)
 }
 
-// Snapshot returns a deep copy of the current state.
+// Snapshot returns the current state, shared (see ConfigState).
 func (c *ConfigTopic) Snapshot() ConfigState {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.view != nil {
+		return *c.view
+	}
+	// The maps and slices below are never changed once stored: a record
+	// replaces them whole (applyLocked), so the view may share them.
 	st := ConfigState{Offset: c.offset, Connectors: make(map[string]ConnectorConfigState, len(c.connectors))}
 	if c.session != nil {
 		k := *c.session
-		k.Key = slices.Clone(k.Key)
 		st.SessionKey = &k
 	}
 	for name, cfg := range c.connectors {
 		cs := ConnectorConfigState{
-			Config:         maps.Clone(cfg),
+			Config:         cfg,
 			TargetState:    c.targets[name],
 			TaskCount:      c.taskCounts[name],
 			Inconsistent:   c.inconsistent[name],
-			AppliedConfig:  maps.Clone(c.applied[name]),
+			AppliedConfig:  c.applied[name],
 			PendingFencing: c.pendingFence[name],
 		}
 		if cs.TargetState == "" {
@@ -179,14 +189,14 @@ func (c *ConfigTopic) Snapshot() ConfigState {
 			cs.TaskCountRecord = &n
 		}
 		if !cs.Inconsistent {
-			committed := c.tasks[name]
-			cs.Tasks = make([]map[string]string, len(committed))
-			for i, t := range committed {
-				cs.Tasks[i] = maps.Clone(t)
+			cs.Tasks = c.tasks[name]
+			if cs.Tasks == nil {
+				cs.Tasks = []map[string]string{}
 			}
 		}
 		st.Connectors[name] = cs
 	}
+	c.view = &st
 	return st
 }
 
@@ -325,6 +335,7 @@ func (c *ConfigTopic) onRecord(r *kgo.Record) {
 	}
 	c.mu.Lock()
 	c.offset = r.Offset + 1
+	c.view = nil
 	notify := c.applyLocked(rec, err)
 	started := c.started
 	c.mu.Unlock()

@@ -137,14 +137,10 @@ func TestConfigTopicReadsJavaRecords(t *testing.T) {
 		t.Errorf("session key = %+v", st.SessionKey)
 	}
 
-	// The snapshot is a deep copy.
-	st.Connectors["file-src"].Config["file"] = "changed"
-	st.Connectors["file-src"].Tasks[0]["file"] = "changed"
-	st.SessionKey.Key[0] = 99
-	again := ct.Snapshot()
-	if again.Connectors["file-src"].Config["file"] != "/tmp/in.txt" || again.Connectors["file-src"].Tasks[0]["file"] != "/tmp/in.txt" ||
-		again.SessionKey.Key[0] != 0 {
-		t.Fatal("modifying a snapshot changed the store")
+	// Snapshots of the same state are one, built once: REST answers
+	// take one each.
+	if again := ct.Snapshot(); reflect.ValueOf(again.Connectors).UnsafePointer() != reflect.ValueOf(st.Connectors).UnsafePointer() {
+		t.Error("a second snapshot of the same state was built again")
 	}
 
 	// Records arriving after the start reach the listener.
