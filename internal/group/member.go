@@ -225,6 +225,9 @@ func (m *Member) RequestRejoin() {
 	}
 }
 
+// rejoinGather is how long a requested rejoin waits for more requests.
+const rejoinGather = 100 * time.Millisecond
+
 // errSessionLost is reported by the heartbeat goroutine when no heartbeat
 // succeeded for a session timeout.
 var errSessionLost = errors.New("group: no successful heartbeat within the session timeout")
@@ -665,6 +668,13 @@ func (m *Member) wait(ctx context.Context, hb *heartbeater, fu followUp) (reason
 	case <-ctx.Done():
 		return "", true
 	case <-m.rejoinCh:
+		// A burst of config changes (connectors created one after the
+		// other, each with its task configs) asks for a rejoin with
+		// each: gathered for a moment, they make one rebalance, whose
+		// cost grows with the cluster, instead of one each.
+		if !sleep(ctx, rejoinGather) {
+			return "", true
+		}
 		return "rejoin requested", false
 	case <-timer:
 		return fu.reason, false

@@ -59,12 +59,14 @@ type Distributed struct {
 	// taskConfigsMu orders, at the leader, the task configs a running
 	// connector sends with the empty set and STOPPED state a stop writes.
 	taskConfigsMu sync.Mutex
+	// taskWrites are the task configs waiting for putTaskConfigs's group
+	// commit.
+	taskWritesMu sync.Mutex
+	taskWrites   []*taskConfigsWrite
 
 	mu         sync.Mutex // guards everything below, and what runs here
 	owned      map[string]bool
 	ownedTasks map[client.TaskID]bool
-	leader     bool
-	leaderURL  string
 	generation int32
 	conns      map[string]*dconn
 	tasks      map[client.TaskID]*dtask
@@ -81,6 +83,10 @@ type Distributed struct {
 	// (which must not wait for mu).
 	incarnations sync.Map // client.TaskID → *worker.Task
 	gen          atomic.Int32
+
+	// lead is who leads the cluster, as of the latest assignment: read
+	// by requests, which must not wait for mu while a pass runs.
+	lead atomic.Pointer[leadership]
 
 	// snap is the latest snapshot() built.
 	snap atomic.Pointer[ClusterConfig]
@@ -122,6 +128,7 @@ type ConfigStore interface {
 	PutConnectorConfig(ctx context.Context, name string, config map[string]string, target *string) error
 	RemoveConnector(ctx context.Context, name string) error
 	PutTaskConfigs(ctx context.Context, name string, configs []map[string]string) error
+	PutTaskConfigsBatch(ctx context.Context, writes []storage.TaskConfigsWrite) error
 	PutTargetState(ctx context.Context, name, state string) error
 	PutSessionKey(ctx context.Context, key storage.SessionKey) error
 	PutRestartRequest(ctx context.Context, name string, onlyFailed, includeTasks bool) error
@@ -386,7 +393,8 @@ func (h *Distributed) Assigned(connectors []string, tasks []client.TaskID, leade
 	for _, t := range tasks {
 		h.ownedTasks[t] = true
 	}
-	h.leader, h.leaderURL, h.generation = leader, leaderURL, generation
+	h.lead.Store(&leadership{leader: leader, url: leaderURL})
+	h.generation = generation
 	h.gen.Store(generation)
 	h.mu.Unlock()
 	if h.snapshot().Offset < configOffset {
@@ -579,7 +587,8 @@ func (h *Distributed) generateTaskConfigs(name string, dc *dconn, snap ClusterCo
 		delete(h.regenBackoff, name)
 		return
 	}
-	leader, leaderURL := h.leader, h.leaderURL
+	lead := h.leadership()
+	leader, leaderURL := lead.leader, lead.url
 	key := snap.SessionKey
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -711,18 +720,40 @@ func (h *Distributed) plugin(class string) connect.Plugin {
 }
 
 // atLeader runs local when this worker leads the cluster, and otherwise
-// names the leader for the REST layer to forward the request to.
+// names the leader for the REST layer to forward the request to. It first
+// waits for a rebalance in progress to end: what local does (an offsets
+// change, a stop) depends on what runs where.
 func (h *Distributed) atLeader(ctx context.Context, local func() error) error {
 	if err := h.awaitRebalance(ctx); err != nil {
 		return err
 	}
-	h.mu.Lock()
-	leader, leaderURL := h.leader, h.leaderURL
-	h.mu.Unlock()
-	if leader {
+	return h.atLeaderNow(local)
+}
+
+// atLeaderNow is atLeader for the writes of connector configs, which do
+// not depend on the assignment: the next rebalance takes them in. Kafka
+// answers them 409 while its worker has read config changes not yet
+// rebalanced; waiting instead made every create of a burst wait for the
+// rebalance the previous one caused.
+func (h *Distributed) atLeaderNow(local func() error) error {
+	lead := h.leadership()
+	if lead.leader {
 		return local()
 	}
-	return &RequestTargetError{URL: leaderURL}
+	return &RequestTargetError{URL: lead.url}
+}
+
+type leadership struct {
+	leader bool   // this worker leads
+	url    string // the leader's REST URL
+}
+
+// leadership is who leads, as of the latest assignment (none before it).
+func (h *Distributed) leadership() leadership {
+	if l := h.lead.Load(); l != nil {
+		return *l
+	}
+	return leadership{}
 }
 
 // awaitRebalance waits a little for a rebalance in progress to finish
@@ -893,7 +924,7 @@ func (h *Distributed) CreateConnector(ctx context.Context, name string, config m
 		return nil, err
 	}
 	var info *client.ConnectorInfo
-	err := h.atLeader(ctx, func() error {
+	err := h.atLeaderNow(func() error {
 		defer h.configLocks.lock(name)()
 		if err := h.store.Refresh(ctx); err != nil {
 			return Internal("Failed to read to end of config topic: %v", err)
@@ -935,7 +966,7 @@ func (h *Distributed) PutConnectorConfig(ctx context.Context, name string, confi
 	}
 	var info *client.ConnectorInfo
 	var created bool
-	err := h.atLeader(ctx, func() error {
+	err := h.atLeaderNow(func() error {
 		defer h.configLocks.lock(name)()
 		if err := h.store.Refresh(ctx); err != nil {
 			return Internal("Failed to read to end of config topic: %v", err)
@@ -958,7 +989,7 @@ func (h *Distributed) PutConnectorConfig(ctx context.Context, name string, confi
 // through any worker all keep their keys.
 func (h *Distributed) PatchConnectorConfig(ctx context.Context, name string, patch map[string]*string) (*client.ConnectorInfo, error) {
 	var info *client.ConnectorInfo
-	err := h.atLeader(ctx, func() error {
+	err := h.atLeaderNow(func() error {
 		defer h.configLocks.lock(name)()
 		if err := h.store.Refresh(ctx); err != nil {
 			return Internal("Failed to read to end of config topic: %v", err)
@@ -984,7 +1015,7 @@ func (h *Distributed) PatchConnectorConfig(ctx context.Context, name string, pat
 // DeleteConnector answers DELETE /connectors/{c}, at the leader. Offsets
 // are kept, as in Kafka Connect.
 func (h *Distributed) DeleteConnector(ctx context.Context, name string) error {
-	return h.atLeader(ctx, func() error {
+	return h.atLeaderNow(func() error {
 		defer h.configLocks.lock(name)()
 		if err := h.store.Refresh(ctx); err != nil {
 			return Internal("Failed to read to end of config topic: %v", err)
@@ -1280,10 +1311,7 @@ func (h *Distributed) SubmitTaskConfigs(ctx context.Context, name string, body [
 	if err := json.Unmarshal(body, &cfgs); err != nil {
 		return BadRequest("Invalid task configs: %v", err)
 	}
-	h.mu.Lock()
-	leader := h.leader
-	h.mu.Unlock()
-	if !leader {
+	if !h.leadership().leader {
 		return ConflictingOperation()
 	}
 	return h.putTaskConfigs(ctx, name, cfgs)
@@ -1294,27 +1322,80 @@ func (h *Distributed) SubmitTaskConfigs(ctx context.Context, name string, body [
 // must stay (Kafka Connect's leader does not reconfigure a connector that
 // is not running).
 func (h *Distributed) putTaskConfigs(ctx context.Context, name string, cfgs []map[string]string) error {
+	w := &taskConfigsWrite{TaskConfigsWrite: storage.TaskConfigsWrite{Connector: name, Configs: cfgs}, done: make(chan error, 1)}
+	h.taskWritesMu.Lock()
+	h.taskWrites = append(h.taskWrites, w)
+	h.taskWritesMu.Unlock()
+	// Group commit: whoever holds the lock writes every set queued so far
+	// in one produce and one read-back; a burst of connectors, each
+	// sending its task configs, costs a few writes, not one each.
 	h.taskConfigsMu.Lock()
-	defer h.taskConfigsMu.Unlock()
+	h.taskWritesMu.Lock()
+	batch := h.taskWrites
+	h.taskWrites = nil
+	h.taskWritesMu.Unlock()
+	if len(batch) > 0 {
+		h.writeTaskConfigsLocked(batch)
+	}
+	h.taskConfigsMu.Unlock()
+	select {
+	case err := <-w.done:
+		return err
+	case <-ctx.Done():
+		return Internal("Failed to write the task configs of %s: %v", name, ctx.Err())
+	}
+}
+
+// taskConfigsWrite is a set of task configs waiting for its group commit.
+type taskConfigsWrite struct {
+	storage.TaskConfigsWrite
+	done chan error // capacity 1: the write's outcome
+}
+
+// writeTaskConfigsLocked writes the sets of a group commit that the
+// config topic, read to its end, allows, and tells each its outcome.
+// h.taskConfigsMu is held.
+func (h *Distributed) writeTaskConfigsLocked(batch []*taskConfigsWrite) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
 	if err := h.store.Refresh(ctx); err != nil {
-		return Internal("Failed to read to end of config topic: %v", err)
+		for _, w := range batch {
+			w.done <- Internal("Failed to read to end of config topic: %v", err)
+		}
+		return
 	}
 	snap := h.snapshot()
-	if _, ok := snap.Connectors[name]; !ok {
-		return NotFound("Connector %s not found", name)
+	var ok []*taskConfigsWrite
+	for _, w := range batch {
+		name, cfgs := w.Connector, w.Configs
+		switch _, exists := snap.Connectors[name]; {
+		case !exists:
+			w.done <- NotFound("Connector %s not found", name)
+		case snap.target(name) == Stopped && len(cfgs) > 0:
+			w.done <- BadRequest("Cannot submit non-empty set of task configs for stopped connector %s", name)
+		case len(cfgs) > h.cfg.TasksMaxPerConnector:
+			// The leader's limit holds for the cluster, even when the
+			// member that generated the set has a larger one.
+			w.done <- BadRequest("Cannot submit %d task configs for connector %s: this worker runs at most %d tasks per connector (%s)", len(cfgs), name, h.cfg.TasksMaxPerConnector, worker.TasksMaxPerConnectorConfig)
+		default:
+			ok = append(ok, w)
+		}
 	}
-	if snap.target(name) == Stopped && len(cfgs) > 0 {
-		return BadRequest("Cannot submit non-empty set of task configs for stopped connector %s", name)
+	if len(ok) == 0 {
+		return
 	}
-	// The leader's limit holds for the cluster, even when the member
-	// that generated the set has a larger one.
-	if limit := h.cfg.TasksMaxPerConnector; len(cfgs) > limit {
-		return BadRequest("Cannot submit %d task configs for connector %s: this worker runs at most %d tasks per connector (%s)", len(cfgs), name, limit, worker.TasksMaxPerConnectorConfig)
+	writes := make([]storage.TaskConfigsWrite, len(ok))
+	for i, w := range ok {
+		writes[i] = w.TaskConfigsWrite
 	}
-	if err := h.store.PutTaskConfigs(ctx, name, cfgs); err != nil {
-		return Internal("Failed to write the task configs of %s: %v", name, err)
+	err := h.store.PutTaskConfigsBatch(ctx, writes)
+	for _, w := range ok {
+		if err != nil {
+			w.done <- Internal("Failed to write the task configs of %s: %v", w.Connector, err)
+		} else {
+			w.done <- nil
+		}
 	}
-	return nil
 }
 
 // Plugins answers GET /connector-plugins.
@@ -1330,9 +1411,7 @@ func (h *Distributed) PluginConfig(plugin string) ([]client.ConfigKeyInfo, error
 // EnsureSessionKey makes the leader write a new session key when there is
 // none or it is older than inter.worker.key.ttl.ms.
 func (h *Distributed) EnsureSessionKey(ctx context.Context) error {
-	h.mu.Lock()
-	leader := h.leader
-	h.mu.Unlock()
+	leader := h.leadership().leader
 	snap := h.snapshot()
 	if !leader || (snap.SessionKey != nil && time.Since(snap.KeyCreated) < h.dcfg.KeyTTL) {
 		return nil

@@ -201,8 +201,8 @@ func (c *ConfigTopic) Snapshot() ConfigState {
 }
 
 // PutConnectorConfig writes a connector's config, preceded by its target
-// state when target is not nil (creation with initial_state), waits for
-// the acknowledgements and reads the topic to the end.
+// state when target is not nil (creation with initial_state), and waits
+// until the store has read it back.
 func (c *ConfigTopic) PutConnectorConfig(ctx context.Context, name string, cfg map[string]string, target *string) error {
 	ctx, cancel := withDefaultTimeout(ctx)
 	defer cancel()
@@ -215,49 +215,59 @@ func (c *ConfigTopic) PutConnectorConfig(ctx context.Context, name string, cfg m
 		kvs = append(kvs, KeyValue{Key: []byte(TargetStateKey(name)), Value: v})
 	}
 	kvs = append(kvs, KeyValue{Key: []byte(ConnectorConfigKey(name)), Value: EncodeConnectorConfig(cfg)})
-	if err := c.log.SendAll(ctx, kvs); err != nil {
+	if err := c.log.SendAllAndRead(ctx, kvs); err != nil {
 		return fmt.Errorf("writing connector configuration to Kafka: %w", err)
 	}
-	return c.log.ReadToEnd(ctx)
+	return nil
 }
 
 // RemoveConnector writes tombstones for the connector's config and target
-// state and reads the topic to the end.
+// state and waits until the store has read them back.
 func (c *ConfigTopic) RemoveConnector(ctx context.Context, name string) error {
 	ctx, cancel := withDefaultTimeout(ctx)
 	defer cancel()
 	kvs := []KeyValue{{Key: []byte(ConnectorConfigKey(name))}, {Key: []byte(TargetStateKey(name))}}
-	if err := c.log.SendAll(ctx, kvs); err != nil {
+	if err := c.log.SendAllAndRead(ctx, kvs); err != nil {
 		return fmt.Errorf("removing connector configuration from Kafka: %w", err)
 	}
-	return c.log.ReadToEnd(ctx)
+	return nil
 }
 
-// PutTaskConfigs writes a connector's task configs as Kafka's leader does:
-// read to the end, write task-<c>-0..n-1, read them back, write the
-// commit, read to the end. An empty list writes only {"tasks":0}.
+// PutTaskConfigs reads the topic to its end, then writes a connector's
+// task configs and their commit (PutTaskConfigsBatch).
 func (c *ConfigTopic) PutTaskConfigs(ctx context.Context, connector string, configs []map[string]string) error {
 	ctx, cancel := withDefaultTimeout(ctx)
 	defer cancel()
 	if err := c.log.ReadToEnd(ctx); err != nil {
 		return err
 	}
-	if len(configs) > 0 {
-		kvs := make([]KeyValue, len(configs))
-		for i, cfg := range configs {
-			kvs[i] = KeyValue{Key: []byte(TaskConfigKey(connector, i)), Value: EncodeTaskConfig(cfg)}
+	return c.PutTaskConfigsBatch(ctx, []TaskConfigsWrite{{Connector: connector, Configs: configs}})
+}
+
+// TaskConfigsWrite is one connector's new task configs.
+type TaskConfigsWrite struct {
+	Connector string
+	Configs   []map[string]string
+}
+
+// PutTaskConfigsBatch writes the task configs of several connectors, each
+// set followed by its commit, in one produce, and waits until the store
+// has read them back. One producer writes them in order to the topic's
+// one partition, so each commit follows its task records as in Kafka.
+func (c *ConfigTopic) PutTaskConfigsBatch(ctx context.Context, writes []TaskConfigsWrite) error {
+	ctx, cancel := withDefaultTimeout(ctx)
+	defer cancel()
+	var kvs []KeyValue
+	for _, w := range writes {
+		for i, cfg := range w.Configs {
+			kvs = append(kvs, KeyValue{Key: []byte(TaskConfigKey(w.Connector, i)), Value: EncodeTaskConfig(cfg)})
 		}
-		if err := c.log.SendAll(ctx, kvs); err != nil {
-			return fmt.Errorf("writing task configurations to Kafka: %w", err)
-		}
-		if err := c.log.ReadToEnd(ctx); err != nil {
-			return err
-		}
+		kvs = append(kvs, KeyValue{Key: []byte(TaskCommitKey(w.Connector)), Value: EncodeTaskCommit(len(w.Configs))})
 	}
-	if err := c.log.Send(ctx, []byte(TaskCommitKey(connector)), EncodeTaskCommit(len(configs))); err != nil {
-		return fmt.Errorf("writing task commit to Kafka: %w", err)
+	if err := c.log.SendAllAndRead(ctx, kvs); err != nil {
+		return fmt.Errorf("writing task configurations to Kafka: %w", err)
 	}
-	return c.log.ReadToEnd(ctx)
+	return nil
 }
 
 // PutTargetState writes a connector's target state and waits for the
