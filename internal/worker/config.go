@@ -200,20 +200,5 @@ func (c *Config) HTTPClient() *http.Client {
 	if c.RESTClient != nil {
 		return c.RESTClient
 	}
-	return plainRESTClient
-}
-
-// interWorkerIdle is how many idle connections a worker keeps to each
-// other worker: followers send the leader bursts of requests (a task
-// config set per connector started), and net/http's default of 2 would
-// open and close a connection for nearly each.
-const interWorkerIdle = 32
-
-var plainRESTClient = &http.Client{Transport: restTransport()}
-
-// restTransport is net/http's default transport with interWorkerIdle.
-func restTransport() *http.Transport {
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConnsPerHost = interWorkerIdle
-	return tr
+	return http.DefaultClient
 }

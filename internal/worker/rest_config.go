@@ -206,7 +206,7 @@ func (c *Config) parseRESTTLS(p map[string]string, https bool) error {
 	if err != nil {
 		return fmt.Errorf("the HTTPS listener: %w", err)
 	}
-	tr := restTransport()
+	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.TLSClientConfig = clientTLS
 	c.RESTClient = &http.Client{Transport: tr}
 	return nil

@@ -158,11 +158,24 @@ func (c *cluster) alive() error {
 // directory.
 func (c *cluster) close() {
 	for _, w := range c.workers {
+		if cpuProfiles != "" {
+			// A killed process writes no profile.
+			_ = w.stop()
+		}
 		w.kill()
 	}
+	if cpuProfiles != "" {
+		_ = c.broker.stop()
+	}
 	c.broker.kill()
-	os.RemoveAll(c.dir)
+	if !keepClusters {
+		os.RemoveAll(c.dir)
+	}
 }
+
+// keepClusters is -keep-clusters: the clusters' directories stay, to read
+// their workers' logs.
+var keepClusters bool
 
 // createSource creates a FileStreamSource (tasks.max=1) through w,
 // retrying while the cluster answers 409 because it is rebalancing. A

@@ -83,6 +83,7 @@ func run() (err error) {
 		metricLines = flag.Int("metrics-lines", 3_000_000, "metrics-file: lines in the source file (a pass should span a few scrapes)")
 	)
 	flag.StringVar(&cpuProfiles, "cpuprofiles", "", "a directory where each connectd process writes a CPU profile of its run (bench/pgo.sh)")
+	flag.BoolVar(&keepClusters, "keep-clusters", false, "cluster, failover: keep each cluster's directory (worker logs, broker data) under -work")
 	flag.Parse()
 	if cpuProfiles != "" {
 		if err := os.MkdirAll(cpuProfiles, 0o755); err != nil {
