@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"sort"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -123,7 +122,14 @@ func (dt *dtask) setPaused(paused bool) {
 // ConfigStore is the config topic as the distributed herder uses it,
 // in the store's own terms: *storage.ConfigTopic is one.
 type ConfigStore interface {
+	// Snapshot is the whole state, for a reconcile pass; the others read
+	// a part of it at a cost that does not grow with the cluster, for
+	// REST answers.
 	Snapshot() storage.ConfigState
+	Connector(name string) (storage.ConnectorConfigState, bool)
+	ConnectorNames() []string
+	Offset() int64
+	SessionKey() *storage.SessionKey
 	Refresh(ctx context.Context) error
 	PutConnectorConfig(ctx context.Context, name string, config map[string]string, target *string) error
 	RemoveConnector(ctx context.Context, name string) error
@@ -183,6 +189,37 @@ func (h *Distributed) snapshot() ClusterConfig {
 	c := clusterConfig(st)
 	h.snap.Store(&c)
 	return c
+}
+
+// connector is one connector's config, target state and committed task
+// configs (none while inconsistent), as ClusterConfig holds them.
+func (h *Distributed) connector(name string) (conn connectorView, ok bool) {
+	cs, ok := h.store.Connector(name)
+	if !ok {
+		return connectorView{}, false
+	}
+	conn = connectorView{config: cs.Config, target: TargetState(cs.TargetState)}
+	if !cs.Inconsistent {
+		conn.tasks = cs.Tasks
+	}
+	if conn.target == "" {
+		conn.target = Started
+	}
+	return conn, true
+}
+
+// sessionKeyBytes is a session key's bytes, nil for none.
+func sessionKeyBytes(k *storage.SessionKey) []byte {
+	if k == nil {
+		return nil
+	}
+	return k.Key
+}
+
+type connectorView struct {
+	config map[string]string
+	target TargetState
+	tasks  []map[string]string
 }
 
 func (c ClusterConfig) target(name string) TargetState {
@@ -278,6 +315,17 @@ func (h *Distributed) Run(ctx context.Context) error {
 	// Statuses read after the last reconcile pass are swept too.
 	sweep := time.NewTicker(statusSweepInterval)
 	defer sweep.Stop()
+	// A pass costs as much as what runs here, and in a burst of config
+	// changes each asks for one: after a pass, the next waits twice as
+	// long as it took, so that passes take at most a third of the time
+	// whatever the cluster's size, while a lone change is acted on at once.
+	var next time.Time
+	var paced <-chan time.Time
+	pass := func() {
+		start := time.Now()
+		h.reconcile(ctx)
+		next = time.Now().Add(min(2*time.Since(start), time.Second))
+	}
 	for {
 		select {
 		case <-sweep.C:
@@ -293,7 +341,16 @@ func (h *Distributed) Run(ctx context.Context) error {
 			h.stopAll()
 			return err
 		case <-h.kick:
-			h.reconcile(ctx)
+			if wait := time.Until(next); wait > 0 {
+				if paced == nil {
+					paced = time.After(wait)
+				}
+				continue
+			}
+			pass()
+		case <-paced:
+			paced = nil
+			pass()
 		}
 	}
 }
@@ -329,7 +386,7 @@ func (h *Distributed) stopAll() {
 // ---- group handler -------------------------------------------------------
 
 // ConfigOffset is this worker's position in the config topic.
-func (h *Distributed) ConfigOffset() int64 { return h.snapshot().Offset }
+func (h *Distributed) ConfigOffset() int64 { return h.store.Offset() }
 
 // CatchUp reads the config topic until it reaches offset.
 func (h *Distributed) CatchUp(ctx context.Context, offset int64) bool {
@@ -338,7 +395,7 @@ func (h *Distributed) CatchUp(ctx context.Context, offset int64) bool {
 	if err := h.store.Refresh(ctx); err != nil {
 		return false
 	}
-	return h.snapshot().Offset >= offset
+	return h.store.Offset() >= offset
 }
 
 // Work is what the cluster should run: every connector with a config and
@@ -397,7 +454,7 @@ func (h *Distributed) Assigned(connectors []string, tasks []client.TaskID, leade
 	h.generation = generation
 	h.gen.Store(generation)
 	h.mu.Unlock()
-	if h.snapshot().Offset < configOffset {
+	if h.store.Offset() < configOffset {
 		ctx, cancel := context.WithTimeout(context.Background(), h.dcfg.WorkerSyncTimeout)
 		_ = h.store.Refresh(ctx)
 		cancel()
@@ -793,18 +850,16 @@ func (h *Distributed) Health(ctx context.Context) (int, client.WorkerStatus) {
 
 // Connectors lists the connectors of the cluster.
 func (h *Distributed) Connectors(ctx context.Context) ([]string, error) {
-	snap := h.snapshot()
-	names := slices.Collect(maps.Keys(snap.Connectors))
-	sort.Strings(names)
-	return names, nil
+	return h.store.ConnectorNames(), nil
 }
 
-func (h *Distributed) info(snap ClusterConfig, name string) (*client.ConnectorInfo, error) {
-	config, ok := snap.Connectors[name]
+func (h *Distributed) info(name string) (*client.ConnectorInfo, error) {
+	conn, ok := h.connector(name)
 	if !ok {
 		return nil, NotFound("Connector %s not found", name)
 	}
-	tasks := make([]client.TaskID, len(snap.Tasks[name]))
+	config := conn.config
+	tasks := make([]client.TaskID, len(conn.tasks))
 	for i := range tasks {
 		tasks[i] = client.TaskID{Connector: name, Task: i}
 	}
@@ -813,7 +868,7 @@ func (h *Distributed) info(snap ClusterConfig, name string) (*client.ConnectorIn
 
 // ConnectorInfo answers GET /connectors/{c}.
 func (h *Distributed) ConnectorInfo(ctx context.Context, name string) (*client.ConnectorInfo, error) {
-	return h.info(h.snapshot(), name)
+	return h.info(name)
 }
 
 // ConnectorConfig answers GET /connectors/{c}/config.
@@ -833,8 +888,8 @@ func (h *Distributed) ConnectorStatus(ctx context.Context, name string) (*client
 	}
 	st := client.State{State: rec.State, WorkerID: rec.WorkerID, Trace: rec.Trace}
 	typ := client.TypeUnknown
-	if config, ok := h.snapshot().Connectors[name]; ok {
-		typ = connType(h.plugin(config["connector.class"]))
+	if conn, ok := h.connector(name); ok {
+		typ = connType(h.plugin(conn.config["connector.class"]))
 	}
 	tasks := taskStates(h.status.Tasks(name))
 	if tasks == nil {
@@ -865,12 +920,12 @@ func (h *Distributed) TaskStatus(ctx context.Context, name string, task int) (*c
 
 // TaskConfigs answers GET /connectors/{c}/tasks.
 func (h *Distributed) TaskConfigs(ctx context.Context, name string) ([]client.TaskInfo, error) {
-	snap := h.snapshot()
-	if _, ok := snap.Connectors[name]; !ok {
+	conn, ok := h.connector(name)
+	if !ok {
 		return nil, NotFound("Connector %s not found", name)
 	}
-	out := make([]client.TaskInfo, len(snap.Tasks[name]))
-	for i, c := range snap.Tasks[name] {
+	out := make([]client.TaskInfo, len(conn.tasks))
+	for i, c := range conn.tasks {
 		out[i] = client.TaskInfo{ID: client.TaskID{Connector: name, Task: i}, Config: maps.Clone(c)}
 	}
 	return out, nil
@@ -929,7 +984,7 @@ func (h *Distributed) CreateConnector(ctx context.Context, name string, config m
 		if err := h.store.Refresh(ctx); err != nil {
 			return Internal("Failed to read to end of config topic: %v", err)
 		}
-		if _, ok := h.snapshot().Connectors[name]; ok {
+		if _, ok := h.connector(name); ok {
 			return Conflict("Connector %s already exists", name)
 		}
 		if len(initialOffsets) > 0 {
@@ -953,7 +1008,7 @@ func (h *Distributed) CreateConnector(ctx context.Context, name string, config m
 			return Internal("Failed to write connector %s: %v", name, err)
 		}
 		var err error
-		info, err = h.info(h.snapshot(), name)
+		info, err = h.info(name)
 		return err
 	})
 	return info, err
@@ -971,13 +1026,13 @@ func (h *Distributed) PutConnectorConfig(ctx context.Context, name string, confi
 		if err := h.store.Refresh(ctx); err != nil {
 			return Internal("Failed to read to end of config topic: %v", err)
 		}
-		_, existed := h.snapshot().Connectors[name]
+		_, existed := h.connector(name)
 		if err := h.store.PutConnectorConfig(ctx, name, config, nil); err != nil {
 			return Internal("Failed to write connector %s: %v", name, err)
 		}
 		created = !existed
 		var err error
-		info, err = h.info(h.snapshot(), name)
+		info, err = h.info(name)
 		return err
 	})
 	return info, created, err
@@ -994,7 +1049,8 @@ func (h *Distributed) PatchConnectorConfig(ctx context.Context, name string, pat
 		if err := h.store.Refresh(ctx); err != nil {
 			return Internal("Failed to read to end of config topic: %v", err)
 		}
-		current, ok := h.snapshot().Connectors[name]
+		conn, ok := h.connector(name)
+		current := conn.config
 		if !ok {
 			return NotFound("Connector %s not found", name)
 		}
@@ -1006,7 +1062,7 @@ func (h *Distributed) PatchConnectorConfig(ctx context.Context, name string, pat
 			return Internal("Failed to write connector %s: %v", name, err)
 		}
 		var err error
-		info, err = h.info(h.snapshot(), name)
+		info, err = h.info(name)
 		return err
 	})
 	return info, err
@@ -1020,7 +1076,7 @@ func (h *Distributed) DeleteConnector(ctx context.Context, name string) error {
 		if err := h.store.Refresh(ctx); err != nil {
 			return Internal("Failed to read to end of config topic: %v", err)
 		}
-		if _, ok := h.snapshot().Connectors[name]; !ok {
+		if _, ok := h.connector(name); !ok {
 			return NotFound("Connector %s not found", name)
 		}
 		if err := h.store.RemoveConnector(ctx, name); err != nil {
@@ -1031,7 +1087,7 @@ func (h *Distributed) DeleteConnector(ctx context.Context, name string) error {
 }
 
 func (h *Distributed) exists(name string) bool {
-	_, ok := h.snapshot().Connectors[name]
+	_, ok := h.connector(name)
 	return ok
 }
 
@@ -1218,7 +1274,8 @@ func (h *Distributed) ResetConnectorTopics(ctx context.Context, name string) err
 
 // ConnectorOffsets answers GET /connectors/{c}/offsets on any worker.
 func (h *Distributed) ConnectorOffsets(ctx context.Context, name string) (*client.ConnectorOffsets, error) {
-	config, ok := h.snapshot().Connectors[name]
+	conn, ok := h.connector(name)
+	config := conn.config
 	if !ok {
 		return nil, NotFound("Connector %s not found", name)
 	}
@@ -1235,7 +1292,7 @@ func (h *Distributed) ConnectorOffsets(ctx context.Context, name string) (*clien
 // a distributed worker's history is its offsets topic, which clients read
 // themselves.
 func (h *Distributed) OffsetsHistory(_ context.Context, name string) (*client.OffsetsHistory, error) {
-	if _, ok := h.snapshot().Connectors[name]; !ok {
+	if _, ok := h.connector(name); !ok {
 		return nil, NotFound("Connector %s not found", name)
 	}
 	return nil, NotFound("A distributed worker's offsets history is its offsets topic: read it with connectctl offsets history %s --from-topic", name)
@@ -1273,12 +1330,12 @@ func (h *Distributed) changeOffsets(ctx context.Context, name string, offsets []
 	if err := h.store.Refresh(ctx); err != nil {
 		return "", Internal("Failed to read to end of config topic before modifying connector offsets")
 	}
-	snap := h.snapshot()
-	config, ok := snap.Connectors[name]
+	conn, ok := h.connector(name)
+	config := conn.config
 	if !ok {
 		return "", NotFound("Connector %s not found", name)
 	}
-	if snap.target(name) != Stopped || len(snap.Tasks[name]) > 0 {
+	if conn.target != Stopped || len(conn.tasks) > 0 {
 		return "", notStopped(name)
 	}
 	if active := h.activeTasks(name); len(active) > 0 {
@@ -1304,7 +1361,7 @@ func (h *Distributed) changeOffsets(ctx context.Context, name string, offsets []
 // SubmitTaskConfigs takes a member's new task configs (the internal,
 // signed endpoint) and writes them, at the leader.
 func (h *Distributed) SubmitTaskConfigs(ctx context.Context, name string, body []byte, header http.Header) error {
-	if err := verifySignature(h.snapshot().SessionKey, body, header); err != nil {
+	if err := verifySignature(sessionKeyBytes(h.store.SessionKey()), body, header); err != nil {
 		return err
 	}
 	var cfgs []map[string]string
@@ -1412,8 +1469,8 @@ func (h *Distributed) PluginConfig(plugin string) ([]client.ConfigKeyInfo, error
 // none or it is older than inter.worker.key.ttl.ms.
 func (h *Distributed) EnsureSessionKey(ctx context.Context) error {
 	leader := h.leadership().leader
-	snap := h.snapshot()
-	if !leader || (snap.SessionKey != nil && time.Since(snap.KeyCreated) < h.dcfg.KeyTTL) {
+	current := h.store.SessionKey()
+	if !leader || (current != nil && time.Since(time.UnixMilli(current.CreationTimestamp)) < h.dcfg.KeyTTL) {
 		return nil
 	}
 	key := make([]byte, 32)

@@ -159,6 +159,69 @@ func (c *ConfigTopic) Refresh(ctx context.Context) error {
 	return c.log.ReadToEnd(ctx)
 }
 
+// Connector is one connector's state, as Snapshot would show it, without
+// building a snapshot: what a REST answer about one connector needs.
+func (c *ConfigTopic) Connector(name string) (ConnectorConfigState, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.connectors[name]; !ok {
+		return ConnectorConfigState{}, false
+	}
+	return c.connectorLocked(name), true
+}
+
+// ConnectorNames returns the names of the connectors with a config, sorted.
+func (c *ConfigTopic) ConnectorNames() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Sorted(maps.Keys(c.connectors))
+}
+
+// Offset is the config offset of the state as it is (ConfigState.Offset).
+func (c *ConfigTopic) Offset() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.offset
+}
+
+// SessionKey is the latest session key read, nil if none.
+func (c *ConfigTopic) SessionKey() *SessionKey {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.session == nil {
+		return nil
+	}
+	k := *c.session
+	return &k
+}
+
+// connectorLocked is a connector's state; it has a config. The maps and
+// slices are shared: a record replaces them whole (applyLocked), never
+// changes them.
+func (c *ConfigTopic) connectorLocked(name string) ConnectorConfigState {
+	cs := ConnectorConfigState{
+		Config:         c.connectors[name],
+		TargetState:    c.targets[name],
+		TaskCount:      c.taskCounts[name],
+		Inconsistent:   c.inconsistent[name],
+		AppliedConfig:  c.applied[name],
+		PendingFencing: c.pendingFence[name],
+	}
+	if cs.TargetState == "" {
+		cs.TargetState = TargetStateStarted
+	}
+	if n, ok := c.countRecords[name]; ok {
+		cs.TaskCountRecord = &n
+	}
+	if !cs.Inconsistent {
+		cs.Tasks = c.tasks[name]
+		if cs.Tasks == nil {
+			cs.Tasks = []map[string]string{}
+		}
+	}
+	return cs
+}
+
 // Snapshot returns the current state, shared (see ConfigState).
 func (c *ConfigTopic) Snapshot() ConfigState {
 	c.mu.Lock()
@@ -166,35 +229,13 @@ func (c *ConfigTopic) Snapshot() ConfigState {
 	if c.view != nil {
 		return *c.view
 	}
-	// The maps and slices below are never changed once stored: a record
-	// replaces them whole (applyLocked), so the view may share them.
 	st := ConfigState{Offset: c.offset, Connectors: make(map[string]ConnectorConfigState, len(c.connectors))}
 	if c.session != nil {
 		k := *c.session
 		st.SessionKey = &k
 	}
-	for name, cfg := range c.connectors {
-		cs := ConnectorConfigState{
-			Config:         cfg,
-			TargetState:    c.targets[name],
-			TaskCount:      c.taskCounts[name],
-			Inconsistent:   c.inconsistent[name],
-			AppliedConfig:  c.applied[name],
-			PendingFencing: c.pendingFence[name],
-		}
-		if cs.TargetState == "" {
-			cs.TargetState = TargetStateStarted
-		}
-		if n, ok := c.countRecords[name]; ok {
-			cs.TaskCountRecord = &n
-		}
-		if !cs.Inconsistent {
-			cs.Tasks = c.tasks[name]
-			if cs.Tasks == nil {
-				cs.Tasks = []map[string]string{}
-			}
-		}
-		st.Connectors[name] = cs
+	for name := range c.connectors {
+		st.Connectors[name] = c.connectorLocked(name)
 	}
 	c.view = &st
 	return st
