@@ -1421,14 +1421,13 @@ func (h *Distributed) writeTaskConfigsLocked(batch []*taskConfigsWrite) {
 		}
 		return
 	}
-	snap := h.snapshot()
 	var ok []*taskConfigsWrite
 	for _, w := range batch {
 		name, cfgs := w.Connector, w.Configs
-		switch _, exists := snap.Connectors[name]; {
+		switch conn, exists := h.connector(name); {
 		case !exists:
 			w.done <- NotFound("Connector %s not found", name)
-		case snap.target(name) == Stopped && len(cfgs) > 0:
+		case conn.target == Stopped && len(cfgs) > 0:
 			w.done <- BadRequest("Cannot submit non-empty set of task configs for stopped connector %s", name)
 		case len(cfgs) > h.cfg.TasksMaxPerConnector:
 			// The leader's limit holds for the cluster, even when the
