@@ -38,6 +38,17 @@ package group
 //   - members whose config offset is behind are assigned like the others;
 //     the assignment's ConfigOffset tells them how far to read first.
 //
+// Beyond Java, with the status topic's view of which worker (host:port) last
+// ran each item (AssignInput.LastWorker):
+//
+//   - lost work whose worker is a member again (it restarted, with a new
+//     member id) goes back to it at once, not when the delay expires: a
+//     rolling restart leaves the other workers' work alone and the
+//     restarted worker's waits only for its return;
+//   - a leader elected since the last round (no previous view) holds back
+//     the unowned work of workers that are gone, as the old leader would
+//     have, instead of spreading it over the others at once.
+//
 // Simplifications relative to Java:
 //
 //   - deleted work is computed from what is owned or previously assigned
@@ -60,6 +71,7 @@ package group
 import (
 	"cmp"
 	"maps"
+	"net/url"
 	"slices"
 	"time"
 )
@@ -100,6 +112,10 @@ type AssignInput struct {
 	// Now is the current time; MaxDelay is scheduled.rebalance.max.delay.ms.
 	Now      time.Time
 	MaxDelay time.Duration
+	// LastWorker names the worker (host:port, as in the status topic) that
+	// last ran a connector (task ConnectorTask) or task, "" if none is
+	// known; nil: none is. It says whose unowned work it is.
+	LastWorker func(connector string, task int32) string
 }
 
 // AssignorState is the leader's memory between rounds. The zero value is the
@@ -315,6 +331,38 @@ func Assign(st AssignorState, in AssignInput) (map[string]Assignment, AssignorSt
 			toAssign.add(i)
 		}
 	}
+	// Work that a member ran before it restarted goes back to it at once,
+	// and work whose worker is gone counts as lost even when this leader
+	// has no previous round to tell (it was elected since): so a rolling
+	// restart moves nothing but the restarting worker's work, whoever
+	// leads.
+	returned := map[string][]item{}
+	if in.LastWorker != nil {
+		byWorker := make(map[string]string, len(members))
+		for _, m := range members {
+			byWorker[workerID(m.URL)] = m.ID
+		}
+		unowned := lost.clone()
+		if len(previous) == 0 {
+			unowned.addAll(toAssign)
+		}
+		for _, i := range unowned.sorted() {
+			w := in.LastWorker(i.conn, i.task)
+			switch id, member := byWorker[w]; {
+			case w == "":
+			case member:
+				returned[id] = append(returned[id], i)
+				delete(lost, i)
+				delete(toAssign, i)
+			case len(previous) == 0 && in.MaxDelay > 0:
+				// The round that would have held it back is lost with
+				// the old leader: this one does.
+				delete(toAssign, i)
+				lost.add(i)
+				prevMembersPresent = false
+			}
+		}
+	}
 
 	ns := AssignorState{
 		Generation:            in.Generation,
@@ -367,6 +415,11 @@ func Assign(st AssignorState, in AssignInput) (map[string]Assignment, AssignorSt
 		}
 	}
 
+	for id, items := range returned {
+		for _, i := range items {
+			next[id].add(i)
+		}
+	}
 	place(next, ids, toAssign.sorted())
 
 	all := heldBack.clone()
@@ -382,6 +435,15 @@ func Assign(st AssignorState, in AssignInput) (map[string]Assignment, AssignorSt
 	}
 	ns.Previous = fromItems(all)
 	return out, ns
+}
+
+// workerID is the host:port of a member's URL, as the status topic names
+// the worker that runs a connector or task.
+func workerID(u string) string {
+	if p, err := url.Parse(u); err == nil && p.Host != "" {
+		return p.Host
+	}
+	return u
 }
 
 // delayMillis converts a delay to whole milliseconds, rounding up so that a

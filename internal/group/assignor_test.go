@@ -23,6 +23,28 @@ type cluster struct {
 	maxDelay time.Duration
 	work     map[string]int
 	last     map[string]Assignment
+	// urls are the members' URLs other than "http://<id>" (a worker that
+	// restarted, with a new member id); seen, when not nil, is the status
+	// topic: the worker that last ran each item.
+	urls map[string]string
+	seen map[item]string
+}
+
+func (c *cluster) url(id string) string {
+	if u, ok := c.urls[id]; ok {
+		return u
+	}
+	return "http://" + id
+}
+
+// restart makes id leave and come back as newID, on the same URL.
+func (c *cluster) restart(id, newID string) {
+	if c.urls == nil {
+		c.urls = map[string]string{}
+	}
+	c.urls[newID] = c.url(id)
+	c.leave(id)
+	c.join(newID)
 }
 
 func newCluster(t *testing.T, work map[string]int, members ...string) *cluster {
@@ -42,8 +64,11 @@ func (c *cluster) round() map[string]Assignment {
 		LeaderID: c.leader(), LeaderURL: "http://" + c.leader(), ConfigOffset: 10,
 		Work: c.work, Now: c.now, MaxDelay: c.maxDelay,
 	}
+	if c.seen != nil {
+		in.LastWorker = func(conn string, task int32) string { return c.seen[item{conn, task}] }
+	}
 	for _, id := range slices.Sorted(maps.Keys(c.owned)) {
-		ms := MemberState{ID: id, URL: "http://" + id, ConfigOffset: 10}
+		ms := MemberState{ID: id, URL: c.url(id), ConfigOffset: 10}
 		if c.version >= VersionCompatible {
 			ms.Owned = fromItems(c.owned[id])
 		}
@@ -78,6 +103,13 @@ func (c *cluster) round() map[string]Assignment {
 		}
 	}
 	c.last = out
+	if c.seen != nil {
+		for id, s := range c.owned {
+			for i := range s {
+				c.seen[i] = workerID(c.url(id))
+			}
+		}
+	}
 	return out
 }
 
@@ -281,6 +313,45 @@ func TestAssignWorkerReturnsWithinDelay(t *testing.T) {
 	}
 	c.checkExact()
 	c.checkBalanced()
+}
+
+// With the status topic's view of who ran what, a worker that restarts
+// gets its work back as soon as it returns, without waiting for the delay,
+// and nothing else moves; when the leader itself restarts, the new leader
+// holds its work back as the old one would have.
+func TestAssignRestartedWorkerGetsItsWorkBack(t *testing.T) {
+	for _, restarted := range []string{"m3", "m1"} {
+		c := newCluster(t, work3x2(), "m1", "m2", "m3")
+		c.seen = map[item]string{}
+		c.round()
+		before := map[string]itemSet{}
+		for id, s := range c.owned {
+			before[id] = s.clone()
+		}
+		c.leave(restarted)
+		if restarted == "m1" {
+			c.st = AssignorState{} // the leader left: a new leader, with no previous round
+		}
+		out := c.round()
+		for id, a := range out {
+			if count(a.Assigned) != 0 || count(a.Revoked) != 0 || a.Delay == 0 {
+				t.Fatalf("%s left: %s got %+v, want nothing and a delay", restarted, id, a)
+			}
+		}
+		c.now = c.now.Add(time.Second)
+		c.restart(restarted, restarted+"b")
+		out = c.round()
+		if got := toItems(out[restarted+"b"].Assigned); !maps.Equal(got, before[restarted]) {
+			t.Fatalf("%s returned: got %v, want its %v", restarted, got.sorted(), before[restarted].sorted())
+		}
+		for id, a := range out {
+			if count(a.Revoked) != 0 || a.Delay != 0 || id != restarted+"b" && count(a.Assigned) != 0 {
+				t.Fatalf("%s returned: %s got %+v", restarted, id, a)
+			}
+		}
+		c.checkExact()
+		c.checkBalanced()
+	}
 }
 
 func TestAssignLostWithoutDepartureReassignedAtOnce(t *testing.T) {

@@ -89,6 +89,9 @@ type Handler interface {
 	// Work is the desired work from the leader's current config snapshot:
 	// connector names and their task counts.
 	Work() map[string]int
+	// LastWorker is the worker (host:port) the status topic last saw run
+	// a connector (task ConnectorTask) or task, "" if none.
+	LastWorker(connector string, task int32) string
 	// Revoked: stop these before the group moves on (called before joining
 	// again).
 	Revoked(revoked []ConnectorTasks)
@@ -117,6 +120,8 @@ type Member struct {
 	leaderURL       string
 	rebalancing     bool
 	rejoinRequested bool
+	rebalanceStart  time.Time // of the rebalance in progress, from its first join
+	stats           RebalanceStats
 	rejoinSeq       uint64 // RequestRejoin calls so far
 
 	// Confined to the Run goroutine.
@@ -199,6 +204,28 @@ func (m *Member) MemberID() string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.memberID
+}
+
+// RebalanceStats are Kafka Connect's connect-worker-rebalance-metrics.
+type RebalanceStats struct {
+	Completed int64 // completed-rebalances-total
+	Epoch     int32 // the generation of the last one
+	// MaxTime and AvgTime are rebalance-max-time-ms and
+	// rebalance-avg-time-ms, from the first join to the assignment.
+	MaxTime, AvgTime time.Duration
+	Last             time.Time // the end of the last one; zero before any
+	totalTime        time.Duration
+}
+
+// RebalanceStats returns the counts and times of the rebalances so far.
+func (m *Member) RebalanceStats() RebalanceStats {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	st := m.stats
+	if st.Completed > 0 {
+		st.AvgTime = st.totalTime / time.Duration(st.Completed)
+	}
+	return st
 }
 
 // Rebalancing is true from the moment a rebalance is needed or started until
@@ -305,6 +332,9 @@ func (m *Member) Run(ctx context.Context) error {
 // cause another one).
 func (m *Member) beginRebalance() {
 	m.mu.Lock()
+	if m.rebalanceStart.IsZero() {
+		m.rebalanceStart = time.Now()
+	}
 	m.rebalancing = true
 	m.rejoinRequested = false
 	m.mu.Unlock()
@@ -489,6 +519,7 @@ func (m *Member) lead(ctx context.Context, jresp *kmsg.JoinGroupResponse, protoc
 		LeaderID:                jresp.MemberID,
 		LeaderURL:               m.cfg.URL,
 		MaxDelay:                m.cfg.MaxDelay,
+		LastWorker:              m.h.LastWorker,
 	}
 	maxOffset := int64(math.MinInt64)
 	m.ledURLs = m.ledURLs[:0]
@@ -591,6 +622,15 @@ func (m *Member) apply(res joinResult) followUp {
 	m.last = &a
 	m.lastVersion = version
 	m.appliedGen = res.generation
+	m.mu.Lock()
+	took := time.Since(m.rebalanceStart)
+	m.stats.Completed++
+	m.stats.Epoch = res.generation
+	m.stats.MaxTime = max(m.stats.MaxTime, took)
+	m.stats.totalTime += took
+	m.stats.Last = time.Now()
+	m.rebalanceStart = time.Time{}
+	m.mu.Unlock()
 
 	var fu followUp
 	switch {

@@ -54,6 +54,9 @@ func (h *fakeHandler) CatchUp(ctx context.Context, offset int64) bool {
 }
 func (h *fakeHandler) Work() map[string]int { _, w := h.topic.snapshot(); return w }
 
+// LastWorker: the tests of the member know no statuses.
+func (h *fakeHandler) LastWorker(string, int32) string { return "" }
+
 func (h *fakeHandler) Revoked(revoked []ConnectorTasks) {
 	h.mu.Lock()
 	defer h.mu.Unlock()

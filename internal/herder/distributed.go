@@ -409,6 +409,21 @@ func (h *Distributed) Work() map[string]int {
 	return out
 }
 
+// LastWorker is the worker the status topic last saw run the connector
+// (task -1) or task, "" if it has no status.
+func (h *Distributed) LastWorker(connector string, task int) string {
+	if task < 0 {
+		rec, _ := h.status.Connector(connector)
+		return rec.WorkerID
+	}
+	for _, rec := range h.status.Tasks(connector) {
+		if rec.Task == task {
+			return rec.WorkerID
+		}
+	}
+	return ""
+}
+
 // Revoked stops what the leader took away from this worker, committing
 // offsets, before the group moves on.
 func (h *Distributed) Revoked(connectors []string, tasks []client.TaskID) {

@@ -25,6 +25,7 @@ import (
 
 	"github.com/connectd/connectd/client"
 	"github.com/connectd/connectd/internal/embedded"
+	"github.com/connectd/connectd/internal/group"
 	"github.com/connectd/connectd/internal/worker"
 )
 
@@ -43,8 +44,10 @@ type Source struct {
 	// (a standalone worker runs them all).
 	WorkerID string
 	// Rebalancing reports whether a distributed worker's group is
-	// rebalancing; nil for a standalone worker.
+	// rebalancing, and Rebalances its rebalances so far; nil for a
+	// standalone worker.
 	Rebalancing func() bool
+	Rebalances  func() group.RebalanceStats
 	// Broker gives the embedded broker's counters; nil with an outside
 	// Kafka.
 	Broker func() embedded.Stats
@@ -85,6 +88,11 @@ var (
 	assignedConns    = desc("kafka_connect_coordinator_assigned_connectors", "The number of connector instances currently assigned to this worker.")
 	assignedTasks    = desc("kafka_connect_coordinator_assigned_tasks", "The number of tasks currently assigned to this worker.")
 	rebalancing      = desc("kafka_connect_worker_rebalance_rebalancing", "Whether this worker is currently rebalancing.")
+	rebalancesTotal  = desc("kafka_connect_worker_rebalance_completed_rebalances_total", "The total number of rebalances completed by this worker.")
+	rebalanceEpoch   = desc("kafka_connect_worker_rebalance_epoch", "The epoch or generation number of this worker.")
+	rebalanceMax     = desc("kafka_connect_worker_rebalance_rebalance_max_time_ms", "The maximum time in milliseconds spent by this worker to rebalance.")
+	rebalanceAvg     = desc("kafka_connect_worker_rebalance_rebalance_avg_time_ms", "The average time in milliseconds spent by this worker to rebalance.")
+	rebalanceSince   = desc("kafka_connect_worker_rebalance_time_since_last_rebalance_ms", "The time in milliseconds since this worker completed the most recent rebalance.")
 
 	// The embedded broker's, connectd's own names: Kafka's broker
 	// metrics count other things (BytesInPerSec counts produced records
@@ -220,6 +228,19 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 			v = 1
 		}
 		gauge(rebalancing, v)
+	}
+	if c.src.Rebalances != nil {
+		r := c.src.Rebalances()
+		count(rebalancesTotal, r.Completed)
+		gauge(rebalanceEpoch, float64(r.Epoch))
+		gauge(rebalanceMax, float64(r.MaxTime.Milliseconds()))
+		gauge(rebalanceAvg, float64(r.AvgTime.Milliseconds()))
+		// Kafka shows -1 before the first rebalance.
+		since := -1.0
+		if !r.Last.IsZero() {
+			since = float64(time.Since(r.Last).Milliseconds())
+		}
+		gauge(rebalanceSince, since)
 	}
 	s := c.src.Worker.Startups()
 	count(startups["connector_startup_attempts_total"], s.ConnectorAttempts.Load())

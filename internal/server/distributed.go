@@ -170,7 +170,7 @@ func StartDistributed(ctx context.Context, props map[string]string, plugins []co
 
 	opts := restOptions(cfg, loggers)
 	opts.Console = consoleHandler(cfg, bootstrap, brokerDial(s.Broker))
-	opts.Metrics = metrics.Handler(metrics.Source{Herder: h, Worker: h.Worker(), WorkerID: h.WorkerID(), Rebalancing: member.Rebalancing, Broker: brokerStats(s.Broker)})
+	opts.Metrics = metrics.Handler(metrics.Source{Herder: h, Worker: h.Worker(), WorkerID: h.WorkerID(), Rebalancing: member.Rebalancing, Rebalances: member.RebalanceStats, Broker: brokerStats(s.Broker)})
 	handler := rest.New(h, loggers, opts)
 	s.servers = serveREST(lns, cfg.ListenHTTPS, handler, log, "REST API listening")
 	apart, metricsAddr, adminAddr, err := serveApart(cfg, opts.Metrics, loggers, opts, log)
@@ -270,6 +270,12 @@ func (g groupHandler) CatchUp(ctx context.Context, offset int64) bool {
 	return g.h.CatchUp(ctx, offset)
 }
 func (g groupHandler) Work() map[string]int { return g.h.Work() }
+func (g groupHandler) LastWorker(connector string, task int32) string {
+	if task == group.ConnectorTask {
+		return g.h.LastWorker(connector, -1)
+	}
+	return g.h.LastWorker(connector, int(task))
+}
 
 func (g groupHandler) Revoked(revoked []group.ConnectorTasks) {
 	conns, tasks := split(revoked)
