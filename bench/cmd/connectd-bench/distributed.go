@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -84,7 +85,7 @@ func startBroker(bin, dir string) (*cluster, error) {
 
 // addWorker writes worker<i>.properties (distProps, the broker, a free
 // REST port) and execs `connectd distributed` on it. It does not wait.
-func (c *cluster) addWorker() (*proc, error) {
+func (c *cluster) addWorker(extra ...[2]string) (*proc, error) {
 	i := len(c.workers) + 1
 	port, err := freePort()
 	if err != nil {
@@ -92,7 +93,7 @@ func (c *cluster) addWorker() (*proc, error) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "bootstrap.servers=%s\nlisteners=http://127.0.0.1:%d\n", c.broker.kafka, port)
-	for _, kv := range distProps {
+	for _, kv := range append(slices.Clone(distProps), extra...) {
 		fmt.Fprintf(&b, "%s=%s\n", kv[0], kv[1])
 	}
 	props := filepath.Join(c.dir, fmt.Sprintf("worker%d.properties", i))
@@ -103,12 +104,29 @@ func (c *cluster) addWorker() (*proc, error) {
 		dir:     c.dir,
 		rest:    fmt.Sprintf("http://127.0.0.1:%d", port),
 		logPath: filepath.Join(c.dir, fmt.Sprintf("worker%d.log", i)),
+		props:   props,
 	}
 	if err := w.spawn(c.bin, "distributed", props); err != nil {
 		return nil, err
 	}
 	c.workers = append(c.workers, w)
 	return w, nil
+}
+
+// restart stops worker i with SIGTERM and starts it again on the same
+// listener and properties, its log continued in a file of its own.
+func (c *cluster) restart(i int, generation int) error {
+	old := c.workers[i]
+	if err := old.stop(); err != nil {
+		return err
+	}
+	w := &proc{dir: c.dir, rest: old.rest, props: old.props,
+		logPath: strings.TrimSuffix(old.logPath, ".log") + fmt.Sprintf(".restart%d.log", generation)}
+	if err := w.spawn(c.bin, "distributed", old.props); err != nil {
+		return err
+	}
+	c.workers[i] = w
+	return nil
 }
 
 // workerID is the worker_id the REST API reports for w: its advertised

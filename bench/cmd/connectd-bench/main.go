@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -69,7 +70,7 @@ func run() (err error) {
 		partitions  = flag.Int("partitions", 100_000, "offsets: source partitions in the offsets file")
 		gets        = flag.Int("gets", 5, "offsets: timed GET requests")
 		failovers   = flag.Int("failover-runs", 3, "failover: kills, each on a fresh cluster")
-		connectors  = flag.Int("cluster-connectors", 100, "cluster: connectors to create")
+		sizes       = flag.String("cluster-connectors", "100,1000,3000", "cluster: connectors to create, one fresh cluster per size; the largest is restarted worker by worker")
 		concurrency = flag.Int("cluster-concurrency", 1, "cluster: POST /connectors requests in flight at most")
 		jdbcRows    = flag.Int("jdbc-rows", 1_000_000, "jdbc-source: rows in the table")
 		jdbcRuns    = flag.Int("jdbc-source-runs", 3, "jdbc-source: runs of connectd and of pgx (fresh worker each round), best taken")
@@ -100,8 +101,17 @@ func run() (err error) {
 			return fmt.Errorf("unknown figure %q (want throughput, startup, offsets, failover, cluster, jdbc-source, jdbc-sink, smt-file, smt-jdbc-sink, metrics-file)", f)
 		}
 	}
-	if *failovers < 1 || *connectors < 1 || *concurrency < 1 {
-		return fmt.Errorf("-failover-runs, -cluster-connectors and -cluster-concurrency must be at least 1")
+	var connectors []int
+	for _, f := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return fmt.Errorf("-cluster-connectors: %q is not a count of connectors", f)
+		}
+		connectors = append(connectors, n)
+	}
+	slices.Sort(connectors)
+	if *failovers < 1 || *concurrency < 1 {
+		return fmt.Errorf("-failover-runs and -cluster-concurrency must be at least 1")
 	}
 	if *smtLines < 1 || *smtRounds < 1 || *smtRecords < 1 || *metricLines < 1 {
 		return fmt.Errorf("-smt-lines, -smt-rounds, -smt-records and -metrics-lines must be at least 1")
@@ -140,7 +150,7 @@ func run() (err error) {
 	var su *startupResult
 	var off *offsetsResult
 	var fo *failoverResult
-	var cl *clusterResult
+	var cl []*clusterResult
 	var jd *jdbcResults
 	// Checked first, so that a skip shows at once.
 	if want["jdbc-source"] || want["jdbc-sink"] || want["smt-jdbc-sink"] {
@@ -180,9 +190,13 @@ func run() (err error) {
 		}
 	}
 	if want["cluster"] {
-		fmt.Fprintf(os.Stderr, "figure 5: 3-worker cluster to %d connectors RUNNING\n", *connectors)
-		if cl, err = benchCluster(*bin, *work, *connectors, *concurrency); err != nil {
-			return err
+		for i, n := range connectors {
+			fmt.Fprintf(os.Stderr, "figure 5: 3-worker cluster to %d connectors RUNNING\n", n)
+			res, err := benchCluster(*bin, *work, n, *concurrency, i == len(connectors)-1)
+			if err != nil {
+				return err
+			}
+			cl = append(cl, res)
 		}
 	}
 	if want["jdbc-source"] && jd.skipped == "" {
@@ -234,7 +248,7 @@ type row struct {
 	figure, value, limit, ratio, target, result string
 }
 
-func report(w io.Writer, tp *throughputResult, su *startupResult, off *offsetsResult, fo *failoverResult, cl *clusterResult, jd *jdbcResults) {
+func report(w io.Writer, tp *throughputResult, su *startupResult, off *offsetsResult, fo *failoverResult, cl []*clusterResult, jd *jdbcResults) {
 	var rows []row
 	var notes []string
 	if tp != nil {
@@ -322,23 +336,8 @@ func report(w io.Writer, tp *throughputResult, su *startupResult, off *offsetsRe
 		notes = append(notes, fmt.Sprintf("failover (fresh cluster per run, session.timeout.ms=%d, limit = session timeout + 2 s): %s",
 			sessionTimeout.Milliseconds(), strings.Join(runs, "; ")))
 	}
-	if cl != nil {
-		what := fmt.Sprintf("cluster: 3 workers, %d connectors", cl.connectors)
-		rows = append(rows,
-			row{figure: what + ", exec to all RUNNING", value: secs(cl.total), limit: "-", ratio: "-", target: "none", result: "n/a"},
-			row{figure: what + ", exec to 3 healthy", value: secs(cl.healthy), limit: "-", ratio: "-", target: "none", result: "n/a"},
-			row{figure: what + ", first POST to all RUNNING", value: secs(cl.running), limit: "-", ratio: "-", target: "none", result: "n/a"},
-		)
-		balance := "balanced"
-		if !cl.balanced(cl.tasks) {
-			balance = "NOT balanced"
-		}
-		notes = append(notes,
-			fmt.Sprintf("cluster: POSTs through worker 1, %d in flight at most, all answered after %s (each: median %s, max %s, %d over 0.5 s; %d retried after 409); polled GET /connectors?expand=status every 50 ms (%d polls)",
-				cl.concurrency, secs(cl.posted), ms(medianD(cl.posts)), ms(slices.Max(cl.posts)), cl.slowPosts(), cl.retries, cl.polls),
-			fmt.Sprintf("cluster: tasks per worker %s (%s); connectors per worker %s",
-				cl.spread(cl.tasks), balance, cl.spread(cl.conns)))
-	}
+	crows, cnotes := clusterReport(cl)
+	rows, notes = append(rows, crows...), append(notes, cnotes...)
 	jrows, jnotes := jd.report()
 	rows, notes = append(rows, jrows...), append(notes, jnotes...)
 	if len(rows) == 0 {

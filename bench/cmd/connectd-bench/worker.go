@@ -30,6 +30,7 @@ type proc struct {
 	rest    string // http://host:port
 	kafka   string // host:port of the embedded broker
 	logPath string
+	props   string    // a worker's properties file
 	started time.Time // just before exec
 	exited  chan struct{}
 	waitErr error
