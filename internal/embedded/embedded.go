@@ -25,6 +25,7 @@ type Broker struct {
 	addr       string
 	partitions int32
 	creating   sync.Map // topic -> chan struct{}, closed once its auto-creation is done
+	creator    topicCreator
 	log        *brokerLog
 }
 
@@ -89,6 +90,7 @@ func Start(cfg Config) (*Broker, error) {
 		return nil, fmt.Errorf("starting embedded kafka on %s: %w", cfg.Listen, err)
 	}
 	b := &Broker{cluster: c, ln: ln, addr: c.ListenAddrs()[0], partitions: int32(partitions), log: log}
+	b.creator.b = b
 	c.ControlKey(int16(kmsg.Metadata), b.autoCreate)
 	c.ControlKey(int16(kmsg.GetTelemetrySubscriptions), b.noTelemetry)
 	return b, nil
@@ -123,9 +125,10 @@ func (b *Broker) noTelemetry(req kmsg.Request) (kmsg.Response, error, bool) {
 // autoCreate creates the unknown topics a client asks to auto-create.
 // kfake's own auto-creation keeps such topics in memory only until a
 // clean shutdown, so after a crash their data would be unreachable;
-// topics made through CreateTopic are persisted at once. CreateTopic
-// needs the broker's loop, on which this control runs: the request sleeps
-// (SleepControl, which lets the loop go on) until the topics exist, and
+// topics made through CreateTopics requests are persisted at once
+// (topicCreator sends them, in batches). Creating needs the broker's loop,
+// on which this control runs: the request sleeps (SleepControl, which
+// lets the loop go on) until the topics exist, and
 // then kfake answers it with them. Without that wait the client would be
 // told the topic is unknown and, franz-go's metadata rate limit applying,
 // would produce only seconds later.
@@ -156,14 +159,8 @@ func (b *Broker) autoCreate(req kmsg.Request) (kmsg.Response, error, bool) {
 		return nil, nil, false
 	}
 	b.cluster.SleepControl(func() {
-		for _, topic := range create {
-			// An existing topic gives an error here; nothing to do then.
-			_ = b.cluster.CreateTopic(topic, b.partitions, nil)
-			if ch, ok := b.creating.Load(topic); ok {
-				close(ch.(chan struct{}))
-			}
-		}
-		// Topics another request is creating.
+		b.creator.create(create)
+		// This request's topics and those another request is creating.
 		for _, ch := range wait {
 			<-ch
 		}
@@ -175,7 +172,10 @@ func (b *Broker) autoCreate(req kmsg.Request) (kmsg.Response, error, bool) {
 func (b *Broker) Addr() string { return b.addr }
 
 // Close stops the broker and flushes its data to disk.
-func (b *Broker) Close() { b.cluster.Close() }
+func (b *Broker) Close() {
+	b.creator.close()
+	b.cluster.Close()
+}
 
 // StorageError is the broker's last failure to read or write its data
 // dir, nil if it had none. A produce that the broker could not write is

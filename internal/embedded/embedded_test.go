@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"strings"
@@ -262,6 +263,59 @@ func TestBrokerStats(t *testing.T) {
 		}
 		if after := b.Stats(); after.Connections != before.Connections {
 			t.Errorf("in process %v: %d connections open after the client closed, %d before", dial != nil, after.Connections, before.Connections)
+		}
+	}
+}
+
+// Many clients asking at once for topics of their own (source tasks
+// starting together) each get theirs, with the broker's default partition
+// count, made in batches; they are there after a crash.
+func TestConcurrentAutoCreatedTopics(t *testing.T) {
+	dir := t.TempDir()
+	b, err := Start(Config{Listen: "127.0.0.1:0", DataDir: dir, Partitions: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	const n = 40
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.AllowAutoTopicCreation(), kgo.Dialer(b.Dial))
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer cl.Close()
+			errs <- cl.ProduceSync(ctx, &kgo.Record{Topic: fmt.Sprintf("auto-%d", i), Value: []byte("v")}).FirstErr()
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	addr := b.Addr()
+	b.Close()
+	b, err = Start(Config{Listen: addr, DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	topics, err := kadm.NewClient(cl).ListTopics(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		td, ok := topics[fmt.Sprintf("auto-%d", i)]
+		if !ok || len(td.Partitions) != 2 {
+			t.Errorf("auto-%d after a restart: %+v", i, td)
 		}
 	}
 }

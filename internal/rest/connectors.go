@@ -44,7 +44,11 @@ func (s *server) listConnectors(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return writeJSON(w, http.StatusOK, nonNil(names))
 	}
-	body, err := s.expandConnectors(r.Context(), names, expand)
+	// One call for the whole answer: a goroutine per connector would cost
+	// more than the lookups at thousands of connectors.
+	body, err := call(r.Context(), func(ctx context.Context) ([]byte, error) {
+		return s.expandConnectors(ctx, names, expand)
+	})
 	if err != nil {
 		return err
 	}
@@ -64,21 +68,22 @@ func (s *server) expandConnectors(ctx context.Context, names, expand []string) (
 	var kept []string
 connectors:
 	for _, name := range names {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		e := entry{fields: map[string][]byte{}}
 		for _, x := range expand {
 			var v any
 			var err error
 			switch x {
 			case "status":
-				v, err = call(ctx, func(ctx context.Context) (*client.ConnectorStatus, error) {
-					st, err := s.h.ConnectorStatus(ctx, name)
-					return fixStatus(st), err
-				})
+				var st *client.ConnectorStatus
+				st, err = s.h.ConnectorStatus(ctx, name)
+				v = fixStatus(st)
 			case "info":
-				v, err = call(ctx, func(ctx context.Context) (*client.ConnectorInfo, error) {
-					info, err := s.h.ConnectorInfo(ctx, name)
-					return fixInfo(info), err
-				})
+				var info *client.ConnectorInfo
+				info, err = s.h.ConnectorInfo(ctx, name)
+				v = fixInfo(info)
 			default:
 				continue
 			}
