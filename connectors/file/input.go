@@ -22,22 +22,38 @@ type input interface {
 }
 
 // fileInput reads a regular file, which never blocks; at its end it
-// re-reads every recheck so appended data is picked up.
+// re-reads after recheck so appended data is picked up, then less and
+// less often while nothing comes, up to idleRecheck: a thousand idle
+// sources each reading ten times a second would be a core's worth of
+// reads for nothing, and a file that grows is read again at once.
 type fileInput struct {
 	f       *os.File
 	recheck time.Duration
+	idle    time.Duration // the current wait between reads at the end
 }
+
+// idleRecheck is the longest wait between reads of a file that stopped
+// growing: Java's FileStreamSourceTask waits a second.
+const idleRecheck = time.Second
 
 func (in *fileInput) Read(p []byte) (int, error) {
 	n, err := in.f.Read(p)
 	if err == io.EOF {
 		err = nil
 	}
+	if n > 0 {
+		in.idle = 0
+	}
 	return n, err
 }
 
 func (in *fileInput) Wait(ctx context.Context, d time.Duration) {
-	sleep(ctx, min(d, in.recheck))
+	if in.idle == 0 {
+		in.idle = in.recheck
+	} else {
+		in.idle = min(2*in.idle, max(idleRecheck, in.recheck))
+	}
+	sleep(ctx, min(d, in.idle))
 }
 
 func (in *fileInput) Close() error { return in.f.Close() }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -538,4 +539,40 @@ func TestSourceNamedPipe(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkLines(t, pollUntil(t, task, 1), []line{{"bc", 5}})
+}
+
+// A file at its end is read again after recheck, then less and less often
+// while it does not grow, up to a second; data makes the next wait short
+// again.
+func TestFileInputBacksOffWhileIdle(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "in.txt")
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	in := &fileInput{f: f, recheck: 100 * time.Millisecond}
+	done, cancel := context.WithCancel(context.Background())
+	cancel() // the waits return at once; what they would wait is kept
+	var got []time.Duration
+	for range 6 {
+		in.Wait(done, time.Hour)
+		got = append(got, in.idle)
+	}
+	want := []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond, time.Second, time.Second}
+	if !slices.Equal(got, want) {
+		t.Fatalf("waits %v, want %v", got, want)
+	}
+	if err := os.WriteFile(path, []byte("more\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := in.Read(make([]byte, 64)); n == 0 {
+		t.Fatal("nothing read after the file grew")
+	}
+	if in.Wait(done, time.Hour); in.idle != 100*time.Millisecond {
+		t.Fatalf("after data, the next wait is %v", in.idle)
+	}
 }
