@@ -24,6 +24,9 @@ type topicCreator struct {
 	cl      *kgo.Client // the broker's own client, made for each burst
 }
 
+// topicGather is how long topics asked for are gathered before a batch.
+const topicGather = 50 * time.Millisecond
+
 // create has topics created; each one's channel in b.creating is closed
 // once it exists (or could not be made).
 func (tc *topicCreator) create(topics []string) {
@@ -42,6 +45,9 @@ func (tc *topicCreator) create(topics []string) {
 
 func (tc *topicCreator) run() {
 	for {
+		// A burst asks for topics one request at a time: gathered a
+		// moment, they make one sync of the topic list, not one each.
+		time.Sleep(topicGather)
 		tc.mu.Lock()
 		batch := tc.pending
 		tc.pending = nil
