@@ -40,6 +40,9 @@ type clusterResult struct {
 // SIGTERM and started again.
 type rollingResult struct {
 	back []time.Duration // per worker, SIGTERM to every connector and task RUNNING again
+	// healthy is, per worker, its exec to GET /health 200: it has read
+	// the config and status topics of the whole cluster and joined.
+	healthy []time.Duration
 	// needless counts the tasks the other workers started meanwhile.
 	needless int
 }
@@ -220,6 +223,7 @@ func rollingRestart(ctx context.Context, c *cluster, n int) (*rollingResult, err
 		if err := c.workers[i].waitHealthy(ctx); err != nil {
 			return nil, err
 		}
+		res.healthy = append(res.healthy, time.Since(c.workers[i].started))
 		other := c.workers[(i+1)%len(c.workers)]
 		for {
 			done, summary, _, _ := clusterRunning(ctx, other, n)
@@ -415,6 +419,8 @@ func clusterReport(cl []*clusterResult) (rows []row, notes []string) {
 		what := fmt.Sprintf("cluster: rolling restart of 3 workers, %d connectors", c.connectors)
 		rows = append(rows,
 			row{figure: what + ", SIGTERM to all RUNNING again (max of 3)", value: secs(slices.Max(c.rolling.back)), limit: "-", ratio: "-", target: "none", result: "n/a"},
+			row{figure: what + ", restarted worker's exec to healthy (max of 3)", value: secs(slices.Max(c.rolling.healthy)), limit: "session.timeout.ms " + secs(sessionTimeout), ratio: fmt.Sprintf("%.2f", slices.Max(c.rolling.healthy).Seconds()/sessionTimeout.Seconds()),
+				target: "well under 1", result: passMiss(slices.Max(c.rolling.healthy) < sessionTimeout/2)},
 			row{figure: what + ", tasks started on the workers that did not restart", value: strconv.Itoa(c.rolling.needless), limit: "-", ratio: "-",
 				target: "0", result: passMiss(c.rolling.needless == 0)},
 		)

@@ -71,7 +71,7 @@ func run() (err error) {
 		gets        = flag.Int("gets", 5, "offsets: timed GET requests")
 		failovers   = flag.Int("failover-runs", 3, "failover: kills, each on a fresh cluster")
 		sizes       = flag.String("cluster-connectors", "100,1000,3000", "cluster: connectors to create, one fresh cluster per size; the largest is restarted worker by worker")
-		concurrency = flag.Int("cluster-concurrency", 1, "cluster: POST /connectors requests in flight at most")
+		concurrency = flag.Int("cluster-concurrency", 8, "cluster: POST /connectors requests in flight at most")
 		jdbcRows    = flag.Int("jdbc-rows", 1_000_000, "jdbc-source: rows in the table")
 		jdbcRuns    = flag.Int("jdbc-source-runs", 3, "jdbc-source: runs of connectd and of pgx (fresh worker each round), best taken")
 		jdbcSchemas = flag.Bool("jdbc-schemas", false, "jdbc-source: value.converter.schemas.enable (JsonConverter)")
