@@ -117,6 +117,21 @@ value.converter=org.apache.kafka.connect.storage.StringConverter
 	return workers
 }
 
+// startProcCluster builds the binary, runs `connectd kafka` and n
+// distributed workers (with extra properties) as processes, and returns
+// their directory and the workers, healthy.
+func startProcCluster(t *testing.T, n int, extra ...string) (string, []*procWorker) {
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	kafkaAddr := fmt.Sprintf("127.0.0.1:%d", servertest.FreePort(t))
+	startProcBroker(t, bin, kafkaAddr, filepath.Join(dir, "kafka"))
+	workers := newProcWorkers(t, bin, dir, kafkaAddr, n, extra...)
+	for _, w := range workers {
+		w.start()
+	}
+	return dir, workers
+}
+
 // Three workers as separate processes on one broker (connectd kafka):
 // kill -9 the worker running the source task and watch the task run
 // elsewhere, then restart every worker in turn; every line reaches the
@@ -125,14 +140,7 @@ func TestDistributedProcessesSurviveKillAndRollingRestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	bin := buildBinary(t)
-	dir := t.TempDir()
-	kafkaAddr := fmt.Sprintf("127.0.0.1:%d", servertest.FreePort(t))
-	startProcBroker(t, bin, kafkaAddr, filepath.Join(dir, "kafka"))
-	workers := newProcWorkers(t, bin, dir, kafkaAddr, 3)
-	for _, w := range workers {
-		w.start()
-	}
+	dir, workers := startProcCluster(t, 3)
 
 	w0 := workers[0].rest()
 	lines := startLinePipeline(t, w0, dir)

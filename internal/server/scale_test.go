@@ -27,16 +27,9 @@ func TestClusterScale(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	bin := buildBinary(t)
-	dir := t.TempDir()
-	kafkaAddr := fmt.Sprintf("127.0.0.1:%d", servertest.FreePort(t))
-	startProcBroker(t, bin, kafkaAddr, filepath.Join(dir, "kafka"))
 	// A restarting worker is back well within the delay: its connectors
 	// and tasks wait for it rather than move to the others.
-	workers := newProcWorkers(t, bin, dir, kafkaAddr, 3, "scheduled.rebalance.max.delay.ms=120000")
-	for _, w := range workers {
-		w.start()
-	}
+	dir, workers := startProcCluster(t, 3, "scheduled.rebalance.max.delay.ms=120000")
 	w0 := workers[0].rest()
 
 	// The burst: 8 creates in flight, through one worker.
