@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -953,7 +954,27 @@ func (h *Distributed) ValidateConfig(ctx context.Context, plugin string, config 
 		return nil, err
 	}
 	h.checkSinkGroup(config, infos)
+	h.checkOffsetsTopic(config, infos)
 	return infos, nil
+}
+
+// checkOffsetsTopic refuses a source connector's offsets topic of its own
+// (KIP-618's offsets.storage.topic), which a Kafka worker in distributed
+// mode writes the connector's offsets to: connectd would write them to
+// the worker's offsets topic instead, where a Java worker, or connectd
+// once it supports the key, would not look for them.
+func (h *Distributed) checkOffsetsTopic(config map[string]string, infos *client.ConfigInfos) {
+	topic := strings.TrimSpace(config["offsets.storage.topic"])
+	if topic == "" || topic == h.dcfg.OffsetTopic || h.plugin(config["connector.class"]).Type != connect.PluginSource {
+		return
+	}
+	msg := fmt.Sprintf("connectd keeps every connector's offsets in the worker's offsets topic (offset.storage.topic=%s) and does not yet write them to a topic of the connector's own; remove offsets.storage.topic, or set it to %s", h.dcfg.OffsetTopic, h.dcfg.OffsetTopic)
+	for _, c := range infos.Configs {
+		if c.Value != nil && c.Value.Name == "offsets.storage.topic" {
+			c.Value.Errors = append(c.Value.Errors, msg)
+			infos.ErrorCount++
+		}
+	}
 }
 
 // checkSinkGroup refuses a sink whose consumer group is the cluster's own

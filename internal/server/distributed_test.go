@@ -291,3 +291,24 @@ func TestDistributedForwardedBodyKeepsItsNumbers(t *testing.T) {
 		t.Fatalf("the two workers answered\n%s\n%s", answers[0], answers[1])
 	}
 }
+
+// A source connector's offsets topic of its own, which a Kafka worker
+// would write its offsets to, is refused naming the key rather than
+// ignored; the worker's own topic is taken, and standalone mode ignores
+// the key as Kafka's does.
+func TestDistributedRefusesConnectorOffsetsTopic(t *testing.T) {
+	c := startCluster(t, 1, nil)
+	w := c.healthy(0)
+	source := func(name, topic string) string {
+		return jsonString(map[string]any{"name": name, "config": map[string]string{
+			"connector.class": "FileStreamSource", "file": "/nonexistent", "topic": "t", "offsets.storage.topic": topic}})
+	}
+	code, body := w.do("POST", "/connectors", source("own", "own-offsets"))
+	if code != 400 || !strings.Contains(body, "offsets.storage.topic") || !strings.Contains(body, "connect-offsets") {
+		t.Errorf("a source with an offsets topic of its own: %d %s", code, body)
+	}
+	w.must(201, "POST", "/connectors", source("shared", "connect-offsets"))
+
+	sa := startWorker(t, t.TempDir(), nil)
+	sa.must(201, "POST", "/connectors", source("own", "own-offsets"))
+}
