@@ -955,7 +955,35 @@ func (h *Distributed) ValidateConfig(ctx context.Context, plugin string, config 
 	}
 	h.checkSinkGroup(config, infos)
 	h.checkOffsetsTopic(config, infos)
+	h.checkExactlyOnce(config, infos)
 	return infos, nil
+}
+
+// checkExactlyOnce runs Kafka's distributed preflight checks of a source
+// connector's exactly-once keys, with their texts. This worker has no
+// exactly-once support (exactly.once.source.support is disabled) and no
+// connector declares it: "required" is refused, as is a connector-defined
+// transaction boundary.
+func (h *Distributed) checkExactlyOnce(config map[string]string, infos *client.ConfigInfos) {
+	if h.plugin(config["connector.class"]).Type != connect.PluginSource {
+		return
+	}
+	for _, c := range infos.Configs {
+		v := c.Value
+		if v == nil || len(v.Errors) > 0 || v.Value == nil {
+			continue
+		}
+		var msgs []string
+		switch {
+		case v.Name == "exactly.once.support" && strings.EqualFold(*v.Value, "required"):
+			msgs = []string{"This worker does not have exactly-once source support enabled.",
+				`The connector does not implement the API required for preflight validation of exactly-once source support. Please consult the documentation for the connector to determine whether it supports exactly-once semantics, and then consider reconfiguring the connector to use the value "requested" for this property (which will disable this preflight check and allow the connector to be created).`}
+		case v.Name == "transaction.boundary" && strings.EqualFold(*v.Value, "connector"):
+			msgs = []string{"The connector does not support connector-defined transaction boundaries with the given configuration. Please reconfigure it to use a different transaction boundary definition."}
+		}
+		v.Errors = append(v.Errors, msgs...)
+		infos.ErrorCount += len(msgs)
+	}
 }
 
 // checkOffsetsTopic refuses a source connector's offsets topic of its own

@@ -52,7 +52,18 @@ func sourceDef(plugins *connect.PluginSet) *connect.ConfigDef {
 	return commonDef(plugins).
 		Define(worker.TopicCreationGroupsKey()).
 		Define(connect.ConfigKey{Name: "exactly.once.support", Type: connect.ConfigString, Default: "requested", Validator: connect.OneOfIgnoreCase("requested", "required"), Importance: connect.Medium, Doc: "Permitted values are requested, required. If set to \"required\", forces a preflight check for the connector to ensure that it can provide exactly-once semantics with the given configuration.", Group: "Exactly Once Support", OrderInGroup: 1, Width: connect.WidthShort, DisplayName: "Exactly once support"}).
+		Define(connect.ConfigKey{Name: "transaction.boundary", Type: connect.ConfigString, Default: "poll", Validator: connect.OneOfIgnoreCase("poll", "interval", "connector"), Importance: connect.Medium, Doc: "Permitted values are: poll, interval, connector. If set to 'poll', a new producer transaction will be started and committed for every batch of records that each task from this connector provides to Connect. If set to 'connector', relies on connector-defined transaction boundaries; note that not all connectors are capable of defining their own transaction boundaries, and in that case, attempts to instantiate a connector with this value will fail. Finally, if set to 'interval', commits transactions only after a user-defined time interval has passed.", Group: "Exactly Once Support", OrderInGroup: 2, Width: connect.WidthShort, DisplayName: "Transaction Boundary"}).
+		Define(connect.ConfigKey{Name: "transaction.boundary.interval.ms", Type: connect.ConfigLong, Validator: atLeastZeroOrUnset, Importance: connect.Low, Doc: "If 'transaction.boundary' is set to 'interval', determines the interval for producer transaction commits by connector tasks. If unset, defaults to the value of the worker-level 'offset.flush.interval.ms' property. It has no effect if a different transaction.boundary is specified.", Group: "Exactly Once Support", OrderInGroup: 3, Width: connect.WidthShort, DisplayName: "Transaction boundary interval"}).
 		Define(connect.ConfigKey{Name: "offsets.storage.topic", Type: connect.ConfigString, Importance: connect.Low, Doc: "The name of a separate offsets topic to use for this connector. Ignored in standalone mode.", Group: "offsets.topic", OrderInGroup: 1, Width: connect.WidthLong, DisplayName: "Offsets topic"})
+}
+
+// atLeastZeroOrUnset is Kafka's check of transaction.boundary.interval.ms:
+// unset, or at least 0.
+func atLeastZeroOrUnset(v any) error {
+	if v == nil {
+		return nil
+	}
+	return connect.AtLeast(0)(v)
 }
 
 var sinkGroups = []string{"Common", "Transforms", "Predicates", "Error Handling"}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -311,4 +312,35 @@ func TestDistributedRefusesConnectorOffsetsTopic(t *testing.T) {
 
 	sa := startWorker(t, t.TempDir(), nil)
 	sa.must(201, "POST", "/connectors", source("own", "own-offsets"))
+}
+
+// Kafka's distributed preflight checks of a source connector's
+// exactly-once keys, with their texts: a worker without exactly-once
+// support refuses "required" and a connector-defined transaction boundary;
+// "requested", the poll boundary and an interval are taken.
+func TestDistributedExactlyOncePreflight(t *testing.T) {
+	c := startCluster(t, 1, nil)
+	w := c.healthy(0)
+	validate := func(extra map[string]string) string {
+		config := map[string]string{"connector.class": "FileStreamSource", "name": "src", "file": "/nonexistent", "topic": "t"}
+		maps.Copy(config, extra)
+		return w.must(200, "PUT", "/connector-plugins/FileStreamSource/config/validate", jsonString(config))
+	}
+	for _, c := range []struct {
+		extra map[string]string
+		want  []string
+	}{
+		{map[string]string{"exactly.once.support": "required"}, []string{`"error_count":2`, "This worker does not have exactly-once source support enabled.", "does not implement the API required for preflight validation"}},
+		{map[string]string{"transaction.boundary": "connector"}, []string{`"error_count":1`, "does not support connector-defined transaction boundaries"}},
+		{map[string]string{"transaction.boundary": "sometimes"}, []string{`"error_count":1`, "transaction.boundary"}},
+		{map[string]string{"transaction.boundary.interval.ms": "-1"}, []string{`"error_count":1`, "Value must be at least 0"}},
+		{map[string]string{"exactly.once.support": "requested", "transaction.boundary": "INTERVAL", "transaction.boundary.interval.ms": "500"}, []string{`"error_count":0`}},
+	} {
+		body := validate(c.extra)
+		for _, want := range c.want {
+			if !strings.Contains(body, want) {
+				t.Errorf("%v: no %q in %s", c.extra, want, body)
+			}
+		}
+	}
 }
