@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/connectd/connectd/internal/builtin"
-	"github.com/connectd/connectd/internal/logging"
 	"github.com/connectd/connectd/internal/servertest"
 )
 
@@ -37,13 +34,8 @@ func TestConfigProvidersJdbcSink(t *testing.T) {
 	t.Setenv("CONNECTD_TEST_HIDDEN", "not allowed")
 
 	logs := &servertest.SyncBuffer{}
-	props := map[string]string{
-		"listeners":                    "http://127.0.0.1:0",
-		"embedded.kafka.listeners":     "127.0.0.1:0",
-		"embedded.kafka.data.dir":      filepath.Join(dir, "kafka"),
-		"offset.storage.file.filename": filepath.Join(dir, "connect.offsets"),
+	w := startWorkerLogging(t, dir, logs, map[string]string{
 		// KIP-421: the worker's own config.
-		"offset.flush.interval.ms":                     "100",
 		"rest.advertised.host.name":                    "${env:CONNECTD_TEST_HOST}",
 		"value.converter":                              "org.apache.kafka.connect.json.JsonConverter",
 		"config.providers":                             "file,env",
@@ -51,13 +43,7 @@ func TestConfigProvidersJdbcSink(t *testing.T) {
 		"config.providers.file.param.allowed.paths":    dir,
 		"config.providers.env.class":                   "org.apache.kafka.common.config.provider.EnvVarConfigProvider",
 		"config.providers.env.param.allowlist.pattern": "CONNECTD_TEST_(PG|HOST).*",
-	}
-	s, err := StartStandalone(context.Background(), props, nil, builtin.Plugins(), logging.NewRegistry(logs))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := &testWorker{t: t, s: s, dir: dir, props: props}
-	t.Cleanup(w.close)
+	})
 
 	var values []string
 	for i := range 3 {

@@ -27,6 +27,13 @@ type testWorker struct {
 
 func startWorker(t *testing.T, dir string, extra map[string]string, plugins ...connect.Plugin) *testWorker {
 	t.Helper()
+	return startWorkerLogging(t, dir, io.Discard, extra, plugins...)
+}
+
+// startWorkerLogging is startWorker with the worker's log lines written to
+// logs.
+func startWorkerLogging(t *testing.T, dir string, logs io.Writer, extra map[string]string, plugins ...connect.Plugin) *testWorker {
+	t.Helper()
 	props := map[string]string{
 		"listeners":                    "http://127.0.0.1:0",
 		"embedded.kafka.listeners":     "127.0.0.1:0",
@@ -37,7 +44,7 @@ func startWorker(t *testing.T, dir string, extra map[string]string, plugins ...c
 	for k, v := range extra {
 		props[k] = v
 	}
-	s, err := StartStandalone(context.Background(), props, nil, append(builtin.Plugins(), plugins...), logging.NewRegistry(io.Discard))
+	s, err := StartStandalone(context.Background(), props, nil, append(builtin.Plugins(), plugins...), logging.NewRegistry(logs))
 	if err != nil {
 		t.Fatalf("starting the worker: %v", err)
 	}

@@ -1,13 +1,10 @@
 package server
 
 import (
-	"context"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/connectd/connectd/internal/builtin"
-	"github.com/connectd/connectd/internal/logging"
 	"github.com/connectd/connectd/internal/servertest"
 )
 
@@ -17,18 +14,7 @@ import (
 func TestConnectorLogContext(t *testing.T) {
 	dir := t.TempDir()
 	logs := &servertest.SyncBuffer{}
-	props := map[string]string{
-		"listeners":                    "http://127.0.0.1:0",
-		"embedded.kafka.listeners":     "127.0.0.1:0",
-		"embedded.kafka.data.dir":      filepath.Join(dir, "kafka"),
-		"offset.storage.file.filename": filepath.Join(dir, "connect.offsets"),
-	}
-	s, err := StartStandalone(context.Background(), props, nil, builtin.Plugins(), logging.NewRegistry(logs))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := &testWorker{t: t, s: s, dir: dir, props: props}
-	t.Cleanup(w.close)
+	w := startWorkerLogging(t, dir, logs, nil)
 	// The task's class logs at DEBUG too, once asked.
 	w.must(200, "PUT", "/admin/loggers/org.apache.kafka.connect.file.FileStreamSourceTask", `{"level":"DEBUG"}`)
 	// The file does not exist yet: the task says so, then opens it.
