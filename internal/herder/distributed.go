@@ -40,8 +40,10 @@ type Distributed struct {
 	store   ConfigStore
 	status  StatusStore
 	offsets OffsetTopic
-	member  Member
-	log     *slog.Logger
+	// openOffsetTopic opens connectors' offsets topics of their own.
+	openOffsetTopic OpenOffsetTopic
+	member          Member
+	log             *slog.Logger
 
 	url       string // this worker's advertised REST URL
 	workerID  string // host:port of url
@@ -273,6 +275,9 @@ type DistributedOptions struct {
 	// KafkaPing asks Kafka for its metadata, for GET /health; nil: not
 	// checked.
 	KafkaPing func(ctx context.Context) error
+	// OpenOffsetTopic opens the offsets topics connectors name for
+	// themselves.
+	OpenOffsetTopic OpenOffsetTopic
 }
 
 // NewDistributed returns the herder of a cluster member. The member is
@@ -291,7 +296,9 @@ func NewDistributed(cfg *worker.Config, dcfg *worker.DistributedConfig, bootstra
 	}
 	h.w = worker.New(cfg, opts.Plugins, bootstrap, opts.Dial, offsets, h, opts.Log, opts.Loggers)
 	h.w.ReserveTopics(dcfg.ConfigTopic, dcfg.OffsetTopic, dcfg.StatusTopic)
-	h.om = offsetsManager{w: h.w, store: offsets}
+	h.openOffsetTopic = opts.OpenOffsetTopic
+	h.om = offsetsManager{w: h.w, store: offsets, storeOf: func(config map[string]string) (sourceOffsetStore, error) { return h.offsetsOf(config) }}
+	h.w.SetOffsetsOf(func(config map[string]string) (worker.OffsetStore, error) { return h.offsetsOf(config) })
 	return h
 }
 
@@ -954,7 +961,6 @@ func (h *Distributed) ValidateConfig(ctx context.Context, plugin string, config 
 		return nil, err
 	}
 	h.checkSinkGroup(config, infos)
-	h.checkOffsetsTopic(config, infos)
 	h.checkExactlyOnce(config, infos)
 	return infos, nil
 }
@@ -983,25 +989,6 @@ func (h *Distributed) checkExactlyOnce(config map[string]string, infos *client.C
 		}
 		v.Errors = append(v.Errors, msgs...)
 		infos.ErrorCount += len(msgs)
-	}
-}
-
-// checkOffsetsTopic refuses a source connector's offsets topic of its own
-// (KIP-618's offsets.storage.topic), which a Kafka worker in distributed
-// mode writes the connector's offsets to: connectd would write them to
-// the worker's offsets topic instead, where a Java worker, or connectd
-// once it supports the key, would not look for them.
-func (h *Distributed) checkOffsetsTopic(config map[string]string, infos *client.ConfigInfos) {
-	topic := strings.TrimSpace(config["offsets.storage.topic"])
-	if topic == "" || topic == h.dcfg.OffsetTopic || h.plugin(config["connector.class"]).Type != connect.PluginSource {
-		return
-	}
-	msg := fmt.Sprintf("connectd keeps every connector's offsets in the worker's offsets topic (offset.storage.topic=%s) and does not yet write them to a topic of the connector's own; remove offsets.storage.topic, or set it to %s", h.dcfg.OffsetTopic, h.dcfg.OffsetTopic)
-	for _, c := range infos.Configs {
-		if c.Value != nil && c.Value.Name == "offsets.storage.topic" {
-			c.Value.Errors = append(c.Value.Errors, msg)
-			infos.ErrorCount++
-		}
 	}
 }
 
@@ -1054,7 +1041,7 @@ func (h *Distributed) CreateConnector(ctx context.Context, name string, config m
 		}
 		if len(initialOffsets) > 0 {
 			ref := connectorRef{name: name, config: config, typ: h.plugin(config["connector.class"]).Type}
-			if err := h.offsets.ReadToEnd(ctx); err != nil {
+			if err := h.readOffsetsToEnd(ctx, config); err != nil {
 				return Internal("Failed to read the offsets topic: %v", err)
 			}
 			if _, err := h.om.modifyOffsets(ctx, ref, nil, true); err != nil {
@@ -1346,7 +1333,7 @@ func (h *Distributed) ConnectorOffsets(ctx context.Context, name string) (*clien
 	}
 	typ := h.plugin(config["connector.class"]).Type
 	if typ != connect.PluginSink {
-		if err := h.offsets.ReadToEnd(ctx); err != nil {
+		if err := h.readOffsetsToEnd(ctx, config); err != nil {
 			return nil, Internal("Failed to retrieve offsets for source connector %s: %v", name, err)
 		}
 	}
@@ -1408,7 +1395,7 @@ func (h *Distributed) changeOffsets(ctx context.Context, name string, offsets []
 	}
 	typ := h.plugin(config["connector.class"]).Type
 	if typ != connect.PluginSink {
-		if err := h.offsets.ReadToEnd(ctx); err != nil {
+		if err := h.readOffsetsToEnd(ctx, config); err != nil {
 			return "", Internal("Timed out while trying to read to the end of the offsets topic prior to modifying offsets for source connector %s", name)
 		}
 	}

@@ -90,6 +90,21 @@ func (h *Standalone) OffsetsHistory(ctx context.Context, name string) (*client.O
 type offsetsManager struct {
 	w     *worker.Worker
 	store sourceOffsetStore
+	// storeOf, when set, says where a source connector's offsets are
+	// instead (a topic of its own in distributed mode).
+	storeOf func(config map[string]string) (sourceOffsetStore, error)
+}
+
+// sourceStore is where c's source offsets are.
+func (m offsetsManager) sourceStore(c connectorRef) (sourceOffsetStore, error) {
+	if m.storeOf == nil {
+		return m.store, nil
+	}
+	s, err := m.storeOf(c.config)
+	if err != nil {
+		return nil, Internal("Failed to open the offsets topic of source connector %s: %v", c.name, err)
+	}
+	return s, nil
 }
 
 // sourceOffsetStore is where source offsets live: the standalone file or
@@ -110,7 +125,11 @@ func (m offsetsManager) get(ctx context.Context, c connectorRef) (*client.Connec
 	if c.typ == connect.PluginSink {
 		return m.sinkOffsets(ctx, c.name, c.config)
 	}
-	pos := m.store.Offsets(c.name)
+	store, err := m.sourceStore(c)
+	if err != nil {
+		return nil, err
+	}
+	pos := store.Offsets(c.name)
 	out := &client.ConnectorOffsets{Offsets: make([]client.ConnectorOffset, len(pos))}
 	for i, po := range pos {
 		out.Offsets[i] = client.ConnectorOffset{Partition: po.Partition, Offset: po.Offset}
@@ -198,9 +217,13 @@ func (m offsetsManager) modifyOffsets(ctx context.Context, c connectorRef, offse
 }
 
 func (m offsetsManager) modifySourceOffsets(c connectorRef, offsets []client.ConnectorOffset, reset bool) (bool, error) {
+	store, err := m.sourceStore(c)
+	if err != nil {
+		return false, err
+	}
 	var entries []storage.PartitionOffset
 	if reset {
-		for _, po := range m.store.Offsets(c.name) {
+		for _, po := range store.Offsets(c.name) {
 			entries = append(entries, storage.PartitionOffset{Partition: po.Partition})
 		}
 	} else {
@@ -236,7 +259,7 @@ func (m offsetsManager) modifySourceOffsets(c connectorRef, offsets []client.Con
 	if len(entries) == 0 {
 		return handled, nil
 	}
-	if err := m.store.Put(c.name, entries); err != nil {
+	if err := store.Put(c.name, entries); err != nil {
 		return false, Internal("Failed to modify offsets for source connector %s: %v", c.name, err)
 	}
 	return handled, nil

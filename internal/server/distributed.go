@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/connectd/connectd/client"
@@ -150,9 +151,15 @@ func StartDistributed(ctx context.Context, props map[string]string, plugins []co
 		}
 	}
 
+	ownTopics := &offsetTopics{adm: adm, open: func(topic string) (*storage.KafkaOffsetStore, error) {
+		return storage.NewKafkaOffsetStore(logCfg(topic))
+	}, spec: func(topic string) storage.TopicSpec {
+		return storage.TopicSpec{Name: topic, Property: "offsets.storage.topic", Purpose: storage.OffsetsTopicPurpose, Partitions: dcfg.OffsetPartitions, ReplicationFactor: dcfg.OffsetReplication, Configs: dcfg.OffsetTopicConfigs, Logger: log}
+	}}
+	s.closers = append(s.closers, ownTopics.close)
 	h := herder.NewDistributed(cfg, dcfg, bootstrap, configs, status, offsets, herder.DistributedOptions{
 		URL: url, ClusterID: clusterID, Commit: Commit, Log: log, Dial: brokerDial(s.Broker), Plugins: set, Loggers: loggers.Logger,
-		KafkaPing: admCl.Ping,
+		KafkaPing: admCl.Ping, OpenOffsetTopic: ownTopics.get,
 	})
 	listener.h = h
 	s.Herder = h
@@ -307,4 +314,49 @@ func split(items []group.ConnectorTasks) (conns []string, tasks []client.TaskID)
 		}
 	}
 	return conns, tasks
+}
+
+// offsetTopics are the offsets topics source connectors name for
+// themselves (offsets.storage.topic), each created as the worker's own
+// offsets topic is (compacted, its partitions and replication factor) and
+// read by one store for every task of every connector that names it.
+type offsetTopics struct {
+	adm  *kadm.Client
+	open func(topic string) (*storage.KafkaOffsetStore, error)
+	spec func(topic string) storage.TopicSpec
+
+	mu     sync.Mutex
+	stores map[string]*storage.KafkaOffsetStore
+}
+
+func (o *offsetTopics) get(ctx context.Context, topic string) (herder.OffsetTopic, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if s, ok := o.stores[topic]; ok {
+		return s, nil
+	}
+	if err := storage.EnsureTopic(ctx, o.adm, o.spec(topic)); err != nil {
+		return nil, err
+	}
+	s, err := o.open(topic)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Start(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if o.stores == nil {
+		o.stores = map[string]*storage.KafkaOffsetStore{}
+	}
+	o.stores[topic] = s
+	return s, nil
+}
+
+func (o *offsetTopics) close() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, s := range o.stores {
+		s.Close()
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/connectd/connectd/connect"
 	"github.com/connectd/connectd/internal/builtin"
@@ -19,6 +20,7 @@ import (
 	"github.com/connectd/connectd/internal/logging"
 	"github.com/connectd/connectd/internal/servertest"
 	"github.com/connectd/connectd/internal/storage"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -293,25 +295,88 @@ func TestDistributedForwardedBodyKeepsItsNumbers(t *testing.T) {
 	}
 }
 
-// A source connector's offsets topic of its own, which a Kafka worker
-// would write its offsets to, is refused naming the key rather than
-// ignored; the worker's own topic is taken, and standalone mode ignores
-// the key as Kafka's does.
-func TestDistributedRefusesConnectorOffsetsTopic(t *testing.T) {
+// A source connector with an offsets topic of its own (KIP-618) keeps its
+// offsets there, in a compacted topic made as the worker's is, and in the
+// worker's topic too, as Kafka's workers do; the offsets API reads and
+// changes them there. The worker's own topic named is the worker's store.
+func TestDistributedConnectorOffsetsTopic(t *testing.T) {
 	c := startCluster(t, 1, nil)
 	w := c.healthy(0)
-	source := func(name, topic string) string {
-		return jsonString(map[string]any{"name": name, "config": map[string]string{
-			"connector.class": "FileStreamSource", "file": "/nonexistent", "topic": "t", "offsets.storage.topic": topic}})
+	in := filepath.Join(t.TempDir(), "in.txt")
+	writeLines(t, in, "a", "b", "c")
+	w.must(201, "POST", "/connectors", jsonString(map[string]any{"name": "own", "config": map[string]string{
+		"connector.class": "FileStreamSource", "file": in, "topic": "t", "offsets.storage.topic": "own-offsets"}}))
+	eventually(t, "the offsets of the 3 lines", func() bool {
+		_, body := w.do("GET", "/connectors/own/offsets", "")
+		return strings.Contains(body, `"position":6`)
+	})
+	key := `["own",{"filename":"` + in + `"}]`
+	for _, topic := range []string{"own-offsets", "connect-offsets"} {
+		eventually(t, "the offset in "+topic, func() bool { return latestValues(t, c.broker.Addr(), topic)[key] == `{"position":6}` })
 	}
-	code, body := w.do("POST", "/connectors", source("own", "own-offsets"))
-	if code != 400 || !strings.Contains(body, "offsets.storage.topic") || !strings.Contains(body, "connect-offsets") {
-		t.Errorf("a source with an offsets topic of its own: %d %s", code, body)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.broker.Addr()))
+	if err != nil {
+		t.Fatal(err)
 	}
-	w.must(201, "POST", "/connectors", source("shared", "connect-offsets"))
+	defer cl.Close()
+	configs, err := kadm.NewClient(cl).DescribeTopicConfigs(context.Background(), "own-offsets")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if policy, err := configs.On("own-offsets", nil); err != nil || !slices.ContainsFunc(policy.Configs, func(c kadm.Config) bool {
+		return c.Key == "cleanup.policy" && c.Value != nil && *c.Value == "compact"
+	}) {
+		t.Errorf("own-offsets is not compacted: %+v %v", policy, err)
+	}
 
-	sa := startWorker(t, t.TempDir(), nil)
-	sa.must(201, "POST", "/connectors", source("own", "own-offsets"))
+	w.must(204, "PUT", "/connectors/own/stop", "")
+	w.must(200, "PATCH", "/connectors/own/offsets", `{"offsets":[{"partition":{"filename":"`+in+`"},"offset":{"position":2}}]}`)
+	eventually(t, "the altered offset in own-offsets", func() bool { return latestValues(t, c.broker.Addr(), "own-offsets")[key] == `{"position":2}` })
+	if body := w.must(200, "GET", "/connectors/own/offsets", ""); !strings.Contains(body, `"position":2`) {
+		t.Errorf("GET after PATCH: %s", body)
+	}
+	w.must(200, "DELETE", "/connectors/own/offsets", "")
+	if body := w.must(200, "GET", "/connectors/own/offsets", ""); body != `{"offsets":[]}` {
+		t.Errorf("GET after DELETE, the worker's topic reset too: %s", body)
+	}
+	// Resumed, the task finds no offset in either topic: every line again.
+	w.must(202, "PUT", "/connectors/own/resume", "")
+	if got := readTopic(t, c.broker.Addr(), "t", 6); !slices.Equal(got, []string{"a", "b", "c", "a", "b", "c"}) {
+		t.Errorf("topic t after the reset and resume: %q", got)
+	}
+}
+
+// latestValues reads a topic to its end and returns each key's last value
+// ("" for a tombstone).
+func latestValues(t *testing.T, addr, topic string) map[string]string {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ends, err := kadm.NewClient(cl).ListEndOffsets(ctx, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := map[int32]int64{}
+	ends.Each(func(o kadm.ListedOffset) {
+		if o.Offset > 0 {
+			left[o.Partition] = o.Offset
+		}
+	})
+	out := map[string]string{}
+	for len(left) > 0 && ctx.Err() == nil {
+		cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) {
+			out[string(r.Key)] = string(r.Value)
+			if r.Offset+1 >= left[r.Partition] {
+				delete(left, r.Partition)
+			}
+		})
+	}
+	return out
 }
 
 // Kafka's distributed preflight checks of a source connector's

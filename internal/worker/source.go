@@ -19,6 +19,7 @@ type sourceTask struct {
 	*Task
 	task       connect.SourceTask
 	config     map[string]string
+	offsets    OffsetStore // where the connector's offsets are
 	keyConv    connect.Converter
 	valueConv  connect.Converter
 	headerConv connect.HeaderConverter
@@ -62,6 +63,13 @@ func (w *Worker) newSourceTask(t *Task, task connect.SourceTask, connConfig, tas
 	if err != nil {
 		return nil, err
 	}
+	offsets := w.offsets
+	if w.offsetsOf != nil {
+		if offsets, err = w.offsetsOf(connConfig); err != nil {
+			ch.close()
+			return nil, fmt.Errorf("the connector's offsets topic: %w", err)
+		}
+	}
 	props := w.clientProps(map[string]string{
 		"client.id": fmt.Sprintf("connector-producer-%s-%d", t.Connector, t.ID),
 		// Kafka's producer default; franz-go's is snappy.
@@ -84,7 +92,7 @@ func (w *Worker) newSourceTask(t *Task, task connect.SourceTask, connConfig, tas
 	}
 	st := &sourceTask{
 		Task: t, task: task, config: taskConfig, keyConv: kc, valueConv: vc, keyClass: kclass, valueClass: vclass, headerConv: hc, headerClass: hclass, client: cl,
-		tracker: newOffsetTracker(t.Connector), topicSeen: map[string]bool{},
+		tracker: newOffsetTracker(t.Connector), topicSeen: map[string]bool{}, offsets: offsets,
 		chain: ch, errs: newErrorHandler(t.log, t.Connector, t.ID, connConfig, &t.Metrics),
 	}
 	if st.creation, err = w.newTopicCreation(t.Connector, connConfig); err != nil {
@@ -99,7 +107,7 @@ func (w *Worker) newSourceTask(t *Task, task connect.SourceTask, connConfig, tas
 
 // Offset implements connect.SourceTaskContext.
 func (s *sourceTask) Offset(partition map[string]any) (map[string]any, error) {
-	off, _ := s.w.offsets.Get(s.Connector, partition)
+	off, _ := s.offsets.Get(s.Connector, partition)
 	return off, nil
 }
 
@@ -607,7 +615,7 @@ func (s *sourceTask) commit() (err error) {
 	if len(entries) == 0 {
 		return nil
 	}
-	if err := s.w.offsets.Put(s.Connector, entries); err != nil {
+	if err := s.offsets.Put(s.Connector, entries); err != nil {
 		return fmt.Errorf("committing offsets: %w", err)
 	}
 	if s.committer != nil {

@@ -40,6 +40,9 @@ type Worker struct {
 	listener  Listener
 	log       *slog.Logger
 	loggers   func(name string) *slog.Logger
+	// offsetsOf, when set, says where a source connector's offsets are
+	// instead of offsets (a topic of its own in distributed mode).
+	offsetsOf func(connConfig map[string]string) (OffsetStore, error)
 	reserved  []string // topics the worker itself writes; see ReserveTopics
 	registry  taskRegistry
 	startups  StartupMetrics
@@ -59,6 +62,12 @@ func New(cfg *Config, plugins *connect.PluginSet, bootstrap []string, dial kafka
 		loggers = func(string) *slog.Logger { return log }
 	}
 	return &Worker{cfg: cfg, plugins: plugins, bootstrap: bootstrap, dial: dial, offsets: offsets, listener: l, log: log, loggers: loggers}
+}
+
+// SetOffsetsOf has source tasks keep their offsets where f says for their
+// connector's config. Call it before any task starts.
+func (w *Worker) SetOffsetsOf(f func(connConfig map[string]string) (OffsetStore, error)) {
+	w.offsetsOf = f
 }
 
 // ReserveTopics names topics the worker itself writes (a distributed
