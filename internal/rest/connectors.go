@@ -1,10 +1,13 @@
 package rest
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -60,18 +63,27 @@ func (s *server) listConnectors(w http.ResponseWriter, r *http.Request) error {
 // does: unknown expansions are ignored, a connector whose lookup says 404
 // is left out, and both maps are Java HashMaps, written in their order.
 func (s *server) expandConnectors(ctx context.Context, names, expand []string) ([]byte, error) {
-	type entry struct {
-		keys   []string
-		fields map[string][]byte
+	// Every field is encoded into one buffer, and each connector keeps
+	// where its fields are in it: thousands of connectors are thousands
+	// of encodings, which should cost no buffer and no map each.
+	type field struct {
+		key        string
+		start, end int
 	}
-	entries := map[string]entry{}
+	type entry struct {
+		fields []field // by key, the last of a repeated expansion winning
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	entries := make(map[string]*entry, len(names))
 	var kept []string
 connectors:
 	for _, name := range names {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		e := entry{fields: map[string][]byte{}}
+		e := &entry{}
 		for _, x := range expand {
 			var v any
 			var err error
@@ -93,21 +105,25 @@ connectors:
 			} else if err != nil {
 				return nil, err
 			}
-			raw, err := marshal(v)
-			if err != nil {
+			start := buf.Len()
+			if err := enc.Encode(v); err != nil {
 				return nil, err
 			}
-			if _, dup := e.fields[x]; !dup {
-				e.keys = append(e.keys, x)
+			f := field{key: x, start: start, end: buf.Len() - 1} // without Encode's newline
+			if k := slices.IndexFunc(e.fields, func(f field) bool { return f.key == x }); k >= 0 {
+				e.fields[k] = f
+			} else {
+				e.fields = append(e.fields, f)
 			}
-			e.fields[x] = raw
 		}
 		if _, dup := entries[name]; !dup {
 			kept = append(kept, name)
 		}
 		entries[name] = e
 	}
-	b := []byte{'{'}
+	encoded := buf.Bytes()
+	b := make([]byte, 0, len(encoded)+len(kept)*48+2)
+	b = append(b, '{')
 	for i, name := range javajson.HashMapOrder(kept) {
 		if i > 0 {
 			b = append(b, ',')
@@ -115,13 +131,18 @@ connectors:
 		b = javajson.AppendString(b, name)
 		b = append(b, ':', '{')
 		e := entries[name]
-		for j, k := range javajson.HashMapOrder(e.keys) {
+		keys := make([]string, len(e.fields))
+		for k, f := range e.fields {
+			keys[k] = f.key
+		}
+		for j, k := range javajson.HashMapOrder(keys) {
 			if j > 0 {
 				b = append(b, ',')
 			}
+			f := e.fields[slices.IndexFunc(e.fields, func(f field) bool { return f.key == k })]
 			b = javajson.AppendString(b, k)
 			b = append(b, ':')
-			b = append(b, e.fields[k]...)
+			b = append(b, encoded[f.start:f.end]...)
 		}
 		b = append(b, '}')
 	}
