@@ -15,7 +15,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/connectd/connectd/internal/builtin"
-	"github.com/connectd/connectd/internal/embedded"
 	"github.com/connectd/connectd/internal/logging"
 	"github.com/connectd/connectd/internal/server"
 	"github.com/connectd/connectd/internal/servertest"
@@ -24,21 +23,17 @@ import (
 // connectCluster is n distributed workers in-process on their own
 // embedded broker, with the settings of internal/server's startCluster.
 type connectCluster struct {
-	broker  *embedded.Broker
-	workers []*server.Distributed
+	bootstrap string // the broker's address
+	workers   []*server.Distributed
 }
 
 func (c *connectCluster) url(i int) string { return "http://" + c.workers[i].RESTAddr }
 
 func startConnectCluster(t *testing.T, n int) *connectCluster {
 	t.Helper()
-	b, err := embedded.Start(embedded.Config{Listen: "127.0.0.1:0", DataDir: filepath.Join(t.TempDir(), "kafka")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Close)
+	bootstrap := startBroker(t)
 	props := map[string]string{
-		"bootstrap.servers":                 b.Addr(),
+		"bootstrap.servers":                 bootstrap,
 		"listeners":                         "http://127.0.0.1:0",
 		"group.id":                          "connect-cluster",
 		"config.storage.topic":              "connect-configs",
@@ -55,7 +50,7 @@ func startConnectCluster(t *testing.T, n int) *connectCluster {
 		"key.converter":                     "org.apache.kafka.connect.storage.StringConverter",
 		"value.converter":                   "org.apache.kafka.connect.storage.StringConverter",
 	}
-	c := &connectCluster{broker: b}
+	c := &connectCluster{bootstrap: bootstrap}
 	for range n {
 		d, err := server.StartDistributed(context.Background(), props, builtin.Plugins(), logging.NewRegistry(servertest.LogOnFailure(t)))
 		if err != nil {
@@ -193,7 +188,7 @@ func TestCopyMigratesJdbcSourceToCluster(t *testing.T) {
 	// Offsets are flushed after the records are acknowledged: the topic is
 	// complete. A few more polls, to catch any row sent twice.
 	time.Sleep(500 * time.Millisecond)
-	if got := topicIDs(t, neu.broker.Addr(), "pg-orders"); !slices.Equal(got, idRange(301, 350)) {
+	if got := topicIDs(t, neu.bootstrap, "pg-orders"); !slices.Equal(got, idRange(301, 350)) {
 		t.Errorf("the new cluster's pg-orders holds %d rows: %v, want 301..350", len(got), got)
 	}
 	if got := topicIDs(t, old.Broker.Addr(), "pg-orders"); !slices.Equal(got, idRange(1, 300)) {
@@ -233,7 +228,7 @@ func TestCommandsAgainstDistributedCluster(t *testing.T) {
 	if r := c.ok("apply", "-f", props); r.stdout != "connector src unchanged\n" {
 		t.Errorf("apply again:\n%s", r)
 	}
-	topic := newConsumer(t, cl.broker.Addr(), "lines")
+	topic := newConsumer(t, cl.bootstrap, "lines")
 	if got := topic.until(10); !slices.Equal(got, lineRange(1, 10)) {
 		t.Fatalf("the source emitted %v", got)
 	}

@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
-
-	"github.com/connectd/connectd/internal/embedded"
 )
 
 // Direct mode against a distributed connectd worker's offsets topic: the
@@ -20,12 +18,7 @@ import (
 // on the topic.
 func TestDirectMode(t *testing.T) {
 	t.Parallel()
-	b, err := embedded.Start(embedded.Config{Listen: "127.0.0.1:0", DataDir: filepath.Join(t.TempDir(), "kafka")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Close)
-	bootstrap := b.Addr()
+	bootstrap := startBroker(t)
 	d := distributed(t, bootstrap)
 	url := "http://" + d.RESTAddr
 	c := newCLI(t, url)

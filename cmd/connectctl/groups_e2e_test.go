@@ -12,8 +12,6 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
-
-	"github.com/connectd/connectd/internal/embedded"
 )
 
 // The groups commands against the embedded broker over TCP: a plain
@@ -22,12 +20,7 @@ import (
 // deleted, and undone.
 func TestGroups(t *testing.T) {
 	t.Parallel()
-	b, err := embedded.Start(embedded.Config{Listen: "127.0.0.1:0", DataDir: filepath.Join(t.TempDir(), "kafka")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Close)
-	bootstrap := b.Addr()
+	bootstrap := startBroker(t)
 	ctx := context.Background()
 	// Records go to the partition the test names.
 	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap), kgo.RecordPartitioner(kgo.ManualPartitioner()))

@@ -16,6 +16,7 @@ import (
 
 	"github.com/connectd/connectd/client"
 	"github.com/connectd/connectd/internal/builtin"
+	"github.com/connectd/connectd/internal/embedded"
 	"github.com/connectd/connectd/internal/logging"
 	"github.com/connectd/connectd/internal/server"
 	"github.com/connectd/connectd/internal/servertest"
@@ -50,6 +51,18 @@ func standalone(t *testing.T, dir string, extra map[string]string) *server.Stand
 }
 
 // distributed starts a one-worker connectd cluster on bootstrap.
+// startBroker starts an embedded broker with its data in the test's
+// directory, closed with the test, and returns its address.
+func startBroker(t *testing.T) string {
+	t.Helper()
+	b, err := embedded.Start(embedded.Config{Listen: "127.0.0.1:0", DataDir: filepath.Join(t.TempDir(), "kafka")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	return b.Addr()
+}
+
 func distributed(t *testing.T, bootstrap string) *server.Distributed {
 	t.Helper()
 	props := map[string]string{

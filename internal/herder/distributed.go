@@ -196,19 +196,14 @@ func (h *Distributed) snapshot() ClusterConfig {
 
 // connector is one connector's config, target state and committed task
 // configs (none while inconsistent), as ClusterConfig holds them.
-func (h *Distributed) connector(name string) (conn connectorView, ok bool) {
+func (h *Distributed) connector(name string) (connectorView, bool) {
 	cs, ok := h.store.Connector(name)
 	if !ok {
 		return connectorView{}, false
 	}
-	conn = connectorView{config: cs.Config, target: TargetState(cs.TargetState)}
-	if !cs.Inconsistent {
-		conn.tasks = cs.Tasks
-	}
-	if conn.target == "" {
-		conn.target = Started
-	}
-	return conn, true
+	// The store gives STARTED for no target state, and no tasks while
+	// they are inconsistent.
+	return connectorView{config: cs.Config, target: TargetState(cs.TargetState), tasks: cs.Tasks}, true
 }
 
 // sessionKeyBytes is a session key's bytes, nil for none.

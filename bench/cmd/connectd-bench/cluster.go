@@ -217,7 +217,7 @@ func rollingRestart(ctx context.Context, c *cluster, n int) (*rollingResult, err
 			}
 		}
 		t := time.Now()
-		if err := c.restart(i, 1); err != nil {
+		if err := c.restart(i); err != nil {
 			return nil, err
 		}
 		if err := c.workers[i].waitHealthy(ctx); err != nil {

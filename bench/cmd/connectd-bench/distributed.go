@@ -114,14 +114,14 @@ func (c *cluster) addWorker(extra ...[2]string) (*proc, error) {
 }
 
 // restart stops worker i with SIGTERM and starts it again on the same
-// listener and properties, its log continued in a file of its own.
-func (c *cluster) restart(i int, generation int) error {
+// listener and properties, logging to a file of its own.
+func (c *cluster) restart(i int) error {
 	old := c.workers[i]
 	if err := old.stop(); err != nil {
 		return err
 	}
 	w := &proc{dir: c.dir, rest: old.rest, props: old.props,
-		logPath: strings.TrimSuffix(old.logPath, ".log") + fmt.Sprintf(".restart%d.log", generation)}
+		logPath: strings.TrimSuffix(old.logPath, ".log") + ".restarted.log"}
 	if err := w.spawn(c.bin, "distributed", old.props); err != nil {
 		return err
 	}
