@@ -86,6 +86,46 @@ type SourceTaskContext interface {
 	// Logger is where the task logs: each line names its connector and
 	// task (Kafka's [name|task-0]) and hides its secrets.
 	Logger() *slog.Logger
+	// TransactionContext is how the task sets its own transaction
+	// boundaries when its connector runs exactly once with
+	// transaction.boundary=connector; nil otherwise.
+	TransactionContext() TransactionContext
+}
+
+// ExactlyOnceSupport is a source connector's answer to whether it can
+// give exactly-once semantics with a config (Java's ExactlyOnceSupport).
+type ExactlyOnceSupport int
+
+const (
+	// ExactlyOnceUnsupported: the connector cannot, with this config.
+	ExactlyOnceUnsupported ExactlyOnceSupport = iota
+	// ExactlyOnceSupported: the connector can (its tasks resume exactly
+	// at the offsets the runtime gives them back).
+	ExactlyOnceSupported
+)
+
+// ExactlyOnceSource is implemented by source connectors that declare
+// whether they support exactly-once delivery (KIP-618). With
+// exactly.once.support=required, a connector that does not implement it
+// is refused, as Java refuses one whose exactlyOnceSupport returns null.
+// CanDefineTransactionBoundaries says whether its tasks set their own
+// transaction boundaries through TransactionContext, which
+// transaction.boundary=connector needs.
+type ExactlyOnceSource interface {
+	ExactlyOnceSupport(config map[string]string) ExactlyOnceSupport
+	CanDefineTransactionBoundaries(config map[string]string) bool
+}
+
+// TransactionContext lets a source task end its transactions itself
+// (transaction.boundary=connector, Java's TransactionContext). A request
+// about a record takes effect once that record is sent; the others once
+// the batch Poll returned is. An abort drops the transaction's records,
+// and commits their offsets, so that they are not read again.
+type TransactionContext interface {
+	CommitTransaction()
+	CommitTransactionAfter(rec *SourceRecord)
+	AbortTransaction()
+	AbortTransactionAfter(rec *SourceRecord)
 }
 
 // RecordCommitter is implemented by source tasks that want to know when

@@ -81,6 +81,7 @@ type storedOffsets map[string]any
 
 func (o storedOffsets) Offset(map[string]any) (map[string]any, error) { return o, nil }
 func (storedOffsets) Logger() *slog.Logger                            { return slog.Default() }
+func (storedOffsets) TransactionContext() connect.TransactionContext  { return nil }
 
 // A source connector: the Plugin a worker is given, and what the worker
 // does with it, here by hand: start the connector, make its task from the

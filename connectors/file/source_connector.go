@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 	"maps"
+	"strings"
 
 	"github.com/connectd/connectd/connect"
 )
@@ -124,3 +125,17 @@ func (c *SourceConnector) AlterOffsets(config map[string]string, offsets []conne
 	}
 	return true, nil
 }
+
+// ExactlyOnceSupport implements connect.ExactlyOnceSource, as Java's
+// FileStreamSourceConnector answers: a file (appended to only) is read
+// from the position its offset holds, standard input is not.
+func (c *SourceConnector) ExactlyOnceSupport(config map[string]string) connect.ExactlyOnceSupport {
+	if strings.TrimSpace(config[FileConfig]) == "" {
+		return connect.ExactlyOnceUnsupported
+	}
+	return connect.ExactlyOnceSupported
+}
+
+// CanDefineTransactionBoundaries implements connect.ExactlyOnceSource: a
+// line is all the file source knows, with no boundary of its own.
+func (c *SourceConnector) CanDefineTransactionBoundaries(map[string]string) bool { return false }

@@ -24,6 +24,8 @@ func (m memOffsets) Offset(partition map[string]any) (map[string]any, error) {
 
 func (memOffsets) Logger() *slog.Logger { return slog.Default() }
 
+func (memOffsets) TransactionContext() connect.TransactionContext { return nil }
+
 func (m memOffsets) set(partition, offset map[string]any) { m[fmt.Sprint(partition)] = offset }
 
 // fastTask returns a task that waits only briefly when no data is ready,
@@ -519,6 +521,8 @@ func (panicOffsets) Offset(map[string]any) (map[string]any, error) {
 }
 
 func (panicOffsets) Logger() *slog.Logger { return slog.Default() }
+
+func (panicOffsets) TransactionContext() connect.TransactionContext { return nil }
 
 func TestSourceNamedPipe(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "fifo")

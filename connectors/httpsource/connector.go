@@ -155,3 +155,12 @@ func describe(v any) string {
 	}
 	return fmt.Sprintf("%v", v)
 }
+
+// ExactlyOnceSupport implements connect.ExactlyOnceSource: each page is
+// asked for from the position its endpoint's offset holds.
+func (c *Connector) ExactlyOnceSupport(map[string]string) connect.ExactlyOnceSupport {
+	return connect.ExactlyOnceSupported
+}
+
+// CanDefineTransactionBoundaries implements connect.ExactlyOnceSource.
+func (c *Connector) CanDefineTransactionBoundaries(map[string]string) bool { return false }

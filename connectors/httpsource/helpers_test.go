@@ -125,6 +125,8 @@ func (s storedOffsets) Offset(p map[string]any) (map[string]any, error) {
 
 func (storedOffsets) Logger() *slog.Logger { return slog.Default() }
 
+func (storedOffsets) TransactionContext() connect.TransactionContext { return nil }
+
 // baseConfig is a fast config for tests against the fake API.
 func baseConfig(a *fakeAPI, extra ...string) map[string]string {
 	c := map[string]string{

@@ -141,3 +141,12 @@ func (c *Connector) AlterOffsets(config map[string]string, offsets []connect.Sou
 	}
 	return true, nil
 }
+
+// ExactlyOnceSupport implements connect.ExactlyOnceSource, as Debezium's
+// PostgresConnector does: the stream resumes at the LSN its offset holds.
+func (c *Connector) ExactlyOnceSupport(map[string]string) connect.ExactlyOnceSupport {
+	return connect.ExactlyOnceSupported
+}
+
+// CanDefineTransactionBoundaries implements connect.ExactlyOnceSource.
+func (c *Connector) CanDefineTransactionBoundaries(map[string]string) bool { return false }

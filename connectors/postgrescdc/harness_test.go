@@ -33,6 +33,8 @@ func (s *offsetStore) Offset(p map[string]any) (map[string]any, error) {
 // Logger implements connect.SourceTaskContext.
 func (s *offsetStore) Logger() *slog.Logger { return slog.Default() }
 
+func (s *offsetStore) TransactionContext() connect.TransactionContext { return nil }
+
 func (s *offsetStore) put(tb testing.TB, partition, offset map[string]any) {
 	tb.Helper()
 	s.mu.Lock()

@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -65,6 +64,12 @@ type Distributed struct {
 	// commit.
 	taskWritesMu sync.Mutex
 	taskWrites   []*taskConfigsWrite
+
+	// assigned is the tasks of the latest assignment, for an exactly-once
+	// task's check, on its own goroutine, that it may still run here.
+	assigned atomic.Pointer[map[client.TaskID]bool]
+	// fenceMu serializes the leader's rounds of zombie fencing.
+	fenceMu sync.Mutex
 
 	mu         sync.Mutex // guards everything below, and what runs here
 	owned      map[string]bool
@@ -141,6 +146,7 @@ type ConfigStore interface {
 	PutTargetState(ctx context.Context, name, state string) error
 	PutSessionKey(ctx context.Context, key storage.SessionKey) error
 	PutRestartRequest(ctx context.Context, name string, onlyFailed, includeTasks bool) error
+	PutTaskCountRecord(ctx context.Context, connector string, taskCount int) error
 }
 
 var _ ConfigStore = (*storage.ConfigTopic)(nil)
@@ -157,16 +163,19 @@ type ClusterConfig struct {
 	SessionKey   []byte
 	KeyCreated   time.Time
 	Inconsistent map[string]bool
+	// Generations count each connector's task commits (KIP-618).
+	Generations map[string]int
 }
 
 func clusterConfig(st storage.ConfigState) ClusterConfig {
 	out := ClusterConfig{
 		Offset:     st.Offset,
 		Connectors: map[string]map[string]string{}, Targets: map[string]TargetState{},
-		Tasks: map[string][]map[string]string{}, Inconsistent: map[string]bool{},
+		Tasks: map[string][]map[string]string{}, Inconsistent: map[string]bool{}, Generations: map[string]int{},
 	}
 	for name, cs := range st.Connectors {
 		out.Connectors[name] = cs.Config
+		out.Generations[name] = cs.Generation
 		out.Targets[name] = TargetState(cs.TargetState)
 		if cs.Inconsistent {
 			out.Inconsistent[name] = true
@@ -245,7 +254,7 @@ var _ StatusStore = (*storage.StatusTopic)(nil)
 
 // OffsetTopic is the offsets topic as the distributed herder uses it.
 type OffsetTopic interface {
-	worker.OffsetStore
+	worker.TransactionalOffsets
 	Offsets(connector string) []storage.PartitionOffset
 	ReadToEnd(ctx context.Context) error
 }
@@ -437,6 +446,7 @@ func (h *Distributed) Revoked(connectors []string, tasks []client.TaskID) {
 		revokedTask[id] = true
 		delete(h.ownedTasks, id)
 	}
+	h.assigned.Store(new(maps.Clone(h.ownedTasks)))
 	stopped := h.stopTasksLocked(func(id client.TaskID) bool { return revokedTask[id] })
 	h.sweepStatusesLocked(context.Background(), h.snapshot(), stopped)
 	for _, name := range connectors {
@@ -468,6 +478,7 @@ func (h *Distributed) Assigned(connectors []string, tasks []client.TaskID, leade
 	for _, t := range tasks {
 		h.ownedTasks[t] = true
 	}
+	h.assigned.Store(new(maps.Clone(h.ownedTasks)))
 	h.lead.Store(&leadership{leader: leader, url: leaderURL})
 	h.generation = generation
 	h.gen.Store(generation)
@@ -707,9 +718,9 @@ func (h *Distributed) generateTaskConfigs(name string, dc *dconn, snap ClusterCo
 // StartTask returns it or its first report claims the place.
 var startingTask = new(worker.Task)
 
-func (h *Distributed) startTaskLocked(id client.TaskID, connConfig, taskConfig map[string]string, paused bool) {
+func (h *Distributed) startTaskLocked(id client.TaskID, connConfig, taskConfig map[string]string, paused bool, generation int) {
 	h.incarnations.Store(id, startingTask)
-	t, err := h.w.StartTask(id.Connector, id.Task, connConfig, taskConfig, paused)
+	t, err := h.w.StartTask(id.Connector, id.Task, connConfig, taskConfig, paused, h.exactlyOnceFor(id, connConfig, generation))
 	if err != nil {
 		h.putTaskStatus(id, client.StateFailed, trace(err), false)
 		return
@@ -956,35 +967,8 @@ func (h *Distributed) ValidateConfig(ctx context.Context, plugin string, config 
 		return nil, err
 	}
 	h.checkSinkGroup(config, infos)
-	h.checkExactlyOnce(config, infos)
+	checkExactlyOnce(h.w.Plugins(), config, infos, h.dcfg.ExactlyOnceSource)
 	return infos, nil
-}
-
-// checkExactlyOnce runs Kafka's distributed preflight checks of a source
-// connector's exactly-once keys, with their texts. This worker has no
-// exactly-once support (exactly.once.source.support is disabled) and no
-// connector declares it: "required" is refused, as is a connector-defined
-// transaction boundary.
-func (h *Distributed) checkExactlyOnce(config map[string]string, infos *client.ConfigInfos) {
-	if h.plugin(config["connector.class"]).Type != connect.PluginSource {
-		return
-	}
-	for _, c := range infos.Configs {
-		v := c.Value
-		if v == nil || len(v.Errors) > 0 || v.Value == nil {
-			continue
-		}
-		var msgs []string
-		switch {
-		case v.Name == "exactly.once.support" && strings.EqualFold(*v.Value, "required"):
-			msgs = []string{"This worker does not have exactly-once source support enabled.",
-				`The connector does not implement the API required for preflight validation of exactly-once source support. Please consult the documentation for the connector to determine whether it supports exactly-once semantics, and then consider reconfiguring the connector to use the value "requested" for this property (which will disable this preflight check and allow the connector to be created).`}
-		case v.Name == "transaction.boundary" && strings.EqualFold(*v.Value, "connector"):
-			msgs = []string{"The connector does not support connector-defined transaction boundaries with the given configuration. Please reconfigure it to use a different transaction boundary definition."}
-		}
-		v.Errors = append(v.Errors, msgs...)
-		infos.ErrorCount += len(msgs)
-	}
 }
 
 // checkSinkGroup refuses a sink whose consumer group is the cluster's own

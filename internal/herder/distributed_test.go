@@ -17,7 +17,7 @@ func TestClusterConfigOfSnapshot(t *testing.T) {
 		Offset:     7,
 		SessionKey: &storage.SessionKey{Key: []byte("k"), Algorithm: storage.SessionKeyAlgorithm, CreationTimestamp: 1700000000123},
 		Connectors: map[string]storage.ConnectorConfigState{
-			"ok":   {Config: map[string]string{"name": "ok"}, TargetState: storage.TargetStatePaused, TaskCount: 1, Tasks: tasks},
+			"ok":   {Config: map[string]string{"name": "ok"}, TargetState: storage.TargetStatePaused, TaskCount: 1, Tasks: tasks, Generation: 3},
 			"torn": {Config: map[string]string{"name": "torn"}, TargetState: storage.TargetStateStarted, TaskCount: 2, Inconsistent: true},
 		},
 	})
@@ -29,6 +29,7 @@ func TestClusterConfigOfSnapshot(t *testing.T) {
 		SessionKey:   []byte("k"),
 		KeyCreated:   time.UnixMilli(1700000000123),
 		Inconsistent: map[string]bool{"torn": true},
+		Generations:  map[string]int{"ok": 3, "torn": 0},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("clusterConfig =\n%+v\nwant\n%+v", got, want)

@@ -102,9 +102,15 @@ func postTaskConfigs(ctx context.Context, hc *http.Client, leaderURL, name strin
 		return err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		return &Error{Status: resp.StatusCode, Message: fmt.Sprintf("the leader refused the task configs of %s: %d %s", name, resp.StatusCode, msg)}
+	return responseError(resp, "the leader refused the task configs of "+name)
+}
+
+// responseError is nil for a 2xx answer of another worker, else an Error
+// with its status, saying what was refused.
+func responseError(resp *http.Response, what string) error {
+	if resp.StatusCode/100 == 2 {
+		return nil
 	}
-	return nil
+	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	return &Error{Status: resp.StatusCode, Message: fmt.Sprintf("%s: %d %s", what, resp.StatusCode, msg)}
 }

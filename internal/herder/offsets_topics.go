@@ -77,6 +77,22 @@ func (c connectorOffsets) Put(connector string, entries []storage.PartitionOffse
 	return nil
 }
 
+// Topic is where an exactly-once task writes the connector's offsets:
+// its own topic.
+func (c connectorOffsets) Topic() string { return c.own.Topic() }
+
+// Records are the records of entries for the connector's own topic.
+func (c connectorOffsets) Records(connector string, entries []storage.PartitionOffset) ([]storage.KeyValue, error) {
+	return c.own.Records(connector, entries)
+}
+
+// Committed copies what an exactly-once task committed to its own topic
+// to the worker's, as Put does: the connector's topic is the truth, so a
+// failure fails nothing.
+func (c connectorOffsets) Committed(connector string, entries []storage.PartitionOffset) {
+	_ = c.worker.Put(connector, entries)
+}
+
 func (c connectorOffsets) ReadToEnd(ctx context.Context) error {
 	if err := c.own.ReadToEnd(ctx); err != nil {
 		return err

@@ -210,7 +210,7 @@ func (h *Distributed) applyPlanLocked(ctx context.Context, snap ClusterConfig, p
 				h.putTaskStatus(a.task, client.StateFailed, trace(a.err), false)
 			}
 		case startTask:
-			h.startTaskLocked(a.task, a.config, a.taskConfig, a.paused)
+			h.startTaskLocked(a.task, a.config, a.taskConfig, a.paused, snap.Generations[a.task.Connector])
 		case dropConn:
 			h.stopConnLocked(a.conn, h.conns[a.conn])
 			delete(h.conns, a.conn)

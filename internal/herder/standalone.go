@@ -218,7 +218,7 @@ func (h *Standalone) updateTasks(cs *connState) {
 
 func (h *Standalone) startTask(cs *connState, id int) {
 	h.status.expectTask(cs.name, id)
-	t, err := h.w.StartTask(cs.name, id, cs.config, cs.taskConfigs[id], cs.target == Paused)
+	t, err := h.w.StartTask(cs.name, id, cs.config, cs.taskConfigs[id], cs.target == Paused, nil)
 	if err != nil {
 		h.status.setTask(cs.name, id, nil, client.StateFailed, trace(err))
 		return
@@ -368,11 +368,16 @@ func (h *Standalone) TaskConfigs(ctx context.Context, name string) ([]client.Tas
 
 // ValidateConfig answers PUT /connector-plugins/{plugin}/config/validate.
 func (h *Standalone) ValidateConfig(ctx context.Context, plugin string, config map[string]string) (*client.ConfigInfos, error) {
-	return validate(h.w.Plugins(), h.w.Config().Providers, config, h.w.Config().TasksMaxPerConnector, h.w.Config().TopicCreation)
+	infos, err := validate(h.w.Plugins(), h.w.Config().Providers, config, h.w.Config().TasksMaxPerConnector, h.w.Config().TopicCreation)
+	if err != nil {
+		return nil, err
+	}
+	checkExactlyOnce(h.w.Plugins(), config, infos, "")
+	return infos, nil
 }
 
 func (h *Standalone) validateForWrite(config map[string]string) error {
-	infos, err := validate(h.w.Plugins(), h.w.Config().Providers, config, h.w.Config().TasksMaxPerConnector, h.w.Config().TopicCreation)
+	infos, err := h.ValidateConfig(context.Background(), "", config)
 	if err != nil {
 		return err
 	}

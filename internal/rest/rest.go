@@ -111,6 +111,14 @@ type InternalHerder interface {
 	SubmitTaskConfigs(ctx context.Context, name string, body []byte, header http.Header) error
 }
 
+// Fencer is implemented by herders of a cluster, whose leader fences out
+// a source connector's zombie tasks before a new generation of them runs
+// exactly once (PUT /connectors/{name}/fence, signed with the cluster's
+// session key).
+type Fencer interface {
+	FenceZombies(ctx context.Context, name string, body []byte, header http.Header) error
+}
+
 // DefaultOptions are Kafka Connect's defaults: admin endpoints on, a 90 s
 // request timeout.
 func DefaultOptions() Options {
@@ -230,7 +238,17 @@ func (s *server) routes() {
 	} else {
 		s.handle("POST /connectors/{name}/tasks", unsupported("Kafka Connect in standalone mode does not support externally setting task configurations."))
 	}
-	s.handle("PUT /connectors/{name}/fence", unsupported("Kafka Connect in standalone mode does not support exactly-once source connectors."))
+	if f, ok := s.h.(Fencer); ok {
+		s.handle("PUT /connectors/{name}/fence", func(w http.ResponseWriter, r *http.Request) error {
+			if err := f.FenceZombies(r.Context(), r.PathValue("name"), requestBody(r), r.Header); err != nil {
+				return err
+			}
+			w.WriteHeader(http.StatusNoContent)
+			return nil
+		})
+	} else {
+		s.handle("PUT /connectors/{name}/fence", unsupported("Kafka Connect in standalone mode does not support exactly-once source connectors."))
+	}
 
 	for _, root := range []string{"/connector-plugins", "/connector-plugins/{$}"} {
 		s.handle("GET "+root, s.listPlugins)

@@ -129,8 +129,17 @@ func StartDistributed(ctx context.Context, props map[string]string, plugins []co
 	logCfg := func(topic string) storage.KafkaLogConfig {
 		return storage.KafkaLogConfig{Topic: topic, Seeds: bootstrap, ClientOpts: security, Logger: log}
 	}
+	// With exactly-once source support, what the config and offsets
+	// topics hold is what committed transactions wrote, as Kafka's
+	// stores read them: a zombie task's or leader's aborted writes never
+	// count.
+	committedCfg := func(topic string) storage.KafkaLogConfig {
+		c := logCfg(topic)
+		c.ReadCommitted = dcfg.ExactlyOnceSourceEnabled()
+		return c
+	}
 	listener := &configListener{loggers: loggers}
-	configs, err := storage.NewConfigTopic(logCfg(dcfg.ConfigTopic), listener)
+	configs, err := storage.NewConfigTopic(committedCfg(dcfg.ConfigTopic), listener)
 	if err != nil {
 		return fail(err)
 	}
@@ -140,7 +149,7 @@ func StartDistributed(ctx context.Context, props map[string]string, plugins []co
 		return fail(err)
 	}
 	s.closers = append(s.closers, status.Close)
-	offsets, err := storage.NewKafkaOffsetStore(logCfg(dcfg.OffsetTopic))
+	offsets, err := storage.NewKafkaOffsetStore(committedCfg(dcfg.OffsetTopic))
 	if err != nil {
 		return fail(err)
 	}
@@ -152,7 +161,7 @@ func StartDistributed(ctx context.Context, props map[string]string, plugins []co
 	}
 
 	ownTopics := &offsetTopics{adm: adm, open: func(topic string) (*storage.KafkaOffsetStore, error) {
-		return storage.NewKafkaOffsetStore(logCfg(topic))
+		return storage.NewKafkaOffsetStore(committedCfg(topic))
 	}, spec: func(topic string) storage.TopicSpec {
 		return storage.TopicSpec{Name: topic, Property: "offsets.storage.topic", Purpose: storage.OffsetsTopicPurpose, Partitions: dcfg.OffsetPartitions, ReplicationFactor: dcfg.OffsetReplication, Configs: dcfg.OffsetTopicConfigs, Logger: log}
 	}}

@@ -381,8 +381,9 @@ func latestValues(t *testing.T, addr, topic string) map[string]string {
 
 // Kafka's distributed preflight checks of a source connector's
 // exactly-once keys, with their texts: a worker without exactly-once
-// support refuses "required" and a connector-defined transaction boundary;
-// "requested", the poll boundary and an interval are taken.
+// support refuses "required", as the file source refuses it for standard
+// input, and a connector-defined transaction boundary; "requested", the
+// poll boundary and an interval are taken.
 func TestDistributedExactlyOncePreflight(t *testing.T) {
 	c := startCluster(t, 1, nil)
 	w := c.healthy(0)
@@ -395,7 +396,9 @@ func TestDistributedExactlyOncePreflight(t *testing.T) {
 		extra map[string]string
 		want  []string
 	}{
-		{map[string]string{"exactly.once.support": "required"}, []string{`"error_count":2`, "This worker does not have exactly-once source support enabled.", "does not implement the API required for preflight validation"}},
+		{map[string]string{"exactly.once.support": "required"}, []string{`"error_count":1`, "This worker does not have exactly-once source support enabled."}},
+		// Standard input: the file source cannot resume it exactly.
+		{map[string]string{"exactly.once.support": "required", "file": ""}, []string{`"error_count":2`, "This worker does not have exactly-once source support enabled.", "The connector does not support exactly-once semantics with the provided configuration."}},
 		{map[string]string{"transaction.boundary": "connector"}, []string{`"error_count":1`, "does not support connector-defined transaction boundaries"}},
 		{map[string]string{"transaction.boundary": "sometimes"}, []string{`"error_count":1`, "transaction.boundary"}},
 		{map[string]string{"transaction.boundary.interval.ms": "-1"}, []string{`"error_count":1`, "Value must be at least 0"}},

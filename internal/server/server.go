@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/connectd/connectd/connect"
@@ -63,6 +64,12 @@ func StartStandalone(ctx context.Context, props map[string]string, connectors []
 	cfg, err := worker.ParseConfig(props)
 	if err != nil {
 		return nil, err
+	}
+	// A distributed worker's key, which a standalone one would only
+	// warn of: running at least once what was asked to run exactly once
+	// would lose the guarantee silently.
+	if v := strings.TrimSpace(props["exactly.once.source.support"]); v != "" && !strings.EqualFold(v, worker.ExactlyOnceDisabled) {
+		return nil, fmt.Errorf("Invalid value %s for configuration exactly.once.source.support: %s", v, herder.MsgStandaloneExactlyOnce)
 	}
 	cfg.Providers = providers
 	set, err := connect.NewPluginSet(plugins...)

@@ -76,6 +76,10 @@ type ConnectorConfigState struct {
 	// PendingFencing is set when task configs were committed after the
 	// latest task count record.
 	PendingFencing bool
+	// Generation counts the connector's task commits read, from 0 for the
+	// first (Kafka's taskConfigGeneration): an exactly-once task started
+	// for one generation must not write once another was committed.
+	Generation int
 }
 
 // ConnectorNames returns the connectors' names, sorted.
@@ -112,6 +116,7 @@ type ConfigTopic struct {
 	deferred     map[string]map[int]map[string]string
 	countRecords map[string]int
 	pendingFence map[string]bool
+	generations  map[string]int
 
 	// view is the snapshot of the state as it is, built by the first
 	// Snapshot after a record changed it; nil until then.
@@ -134,6 +139,7 @@ func NewConfigTopic(cfg KafkaLogConfig, listener ConfigListener) (*ConfigTopic, 
 		deferred:     map[string]map[int]map[string]string{},
 		countRecords: map[string]int{},
 		pendingFence: map[string]bool{},
+		generations:  map[string]int{},
 	}
 	if err := c.open(cfg, c.onRecord, c.onCaughtUp); err != nil {
 		return nil, err
@@ -206,6 +212,7 @@ func (c *ConfigTopic) connectorLocked(name string) ConnectorConfigState {
 		Inconsistent:   c.inconsistent[name],
 		AppliedConfig:  c.applied[name],
 		PendingFencing: c.pendingFence[name],
+		Generation:     c.generations[name],
 	}
 	if cs.TargetState == "" {
 		cs.TargetState = TargetStateStarted
@@ -502,6 +509,11 @@ func (c *ConfigTopic) applyLocked(rec ConfigRecord, decodeErr error) func(Config
 		delete(c.deferred, name)
 		c.taskCounts[name] = n
 		c.pendingFence[name] = true
+		if g, ok := c.generations[name]; ok {
+			c.generations[name] = g + 1
+		} else {
+			c.generations[name] = 0
+		}
 		return func(l ConfigListener) { l.TaskConfigsUpdated(name) }
 
 	case ConfigRecordRestart:

@@ -49,6 +49,13 @@ type KafkaLogConfig struct {
 	ProducerPartitioner kgo.Partitioner
 	// Logger receives the log's warnings; nil means slog.Default().
 	Logger *slog.Logger
+	// ReadCommitted reads only committed transactions' records, as
+	// Kafka's stores read the config and offsets topics when exactly-once
+	// source support is on: what a task's aborted transaction or a fenced
+	// leader wrote never counts. ReadToEnd then also waits for the
+	// transactions open at the call to end, as Kafka's KafkaBasedLog
+	// does, so that what it returns after is what is committed.
+	ReadCommitted bool
 }
 
 // KeyValue is one record to write. A nil Value is a tombstone.
@@ -121,6 +128,9 @@ func NewKafkaLog(cfg KafkaLogConfig) (*KafkaLog, error) {
 		kgo.FetchMaxWait(500 * time.Millisecond),
 		kgo.RecordPartitioner(partitioner),
 		kgo.ProducerLinger(0),
+	}
+	if cfg.ReadCommitted {
+		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
 	}
 	opts = append(opts, cfg.ClientOpts...)
 	cl, err := kgo.NewClient(opts...)

@@ -135,33 +135,47 @@ func (s *KafkaOffsetStore) Put(connector string, entries []PartitionOffset) erro
 // written with its exact key bytes; a tombstone is written for every key
 // spelling of the partition that holds an offset.
 func (s *KafkaOffsetStore) PutContext(ctx context.Context, connector string, entries []PartitionOffset) error {
+	kvs, err := s.Records(connector, entries)
+	if err != nil || len(kvs) == 0 {
+		return err
+	}
+	if err := s.log.SendAllAndRead(ctx, kvs); err != nil {
+		return fmt.Errorf("writing source offsets of connector %q: %w", connector, err)
+	}
+	return nil
+}
+
+// Records are the records PutContext writes for entries, for a writer of
+// its own to send to the store's topic (an exactly-once source task, in
+// the transaction of the records whose offsets they are).
+func (s *KafkaOffsetStore) Records(connector string, entries []PartitionOffset) ([]KeyValue, error) {
 	if !utf8.ValidString(connector) {
-		return fmt.Errorf("connector name %q is not valid UTF-8", connector)
+		return nil, fmt.Errorf("connector name %q is not valid UTF-8", connector)
 	}
 	kvs := make([]KeyValue, 0, len(entries))
 	for _, po := range entries {
 		if err := ValidatePrimitive("partition", po.Partition); err != nil {
-			return err
+			return nil, err
 		}
 		var value []byte
 		if po.Offset != nil {
 			if err := ValidatePrimitive("offset", po.Offset); err != nil {
-				return err
+				return nil, err
 			}
 			v, err := javajson.Marshal(po.Offset)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			value = v
 		}
 		key, err := EncodeOffsetKey(connector, po.Partition)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		// Canonicalize what a reader will decode, not the Go values given.
 		_, partition, err := DecodeOffsetKey(key)
 		if err != nil {
-			return fmt.Errorf("internal error: re-reading offset key %s: %v", key, err)
+			return nil, fmt.Errorf("internal error: re-reading offset key %s: %v", key, err)
 		}
 		canon := CanonicalKey(connector, partition)
 		s.mu.Lock()
@@ -178,14 +192,11 @@ func (s *KafkaOffsetStore) PutContext(ctx context.Context, connector string, ent
 			}
 		}
 	}
-	if len(kvs) == 0 {
-		return nil
-	}
-	if err := s.log.SendAllAndRead(ctx, kvs); err != nil {
-		return fmt.Errorf("writing source offsets of connector %q: %w", connector, err)
-	}
-	return nil
+	return kvs, nil
 }
+
+// Topic is the offsets topic the store reads and writes.
+func (s *KafkaOffsetStore) Topic() string { return s.log.Topic() }
 
 func (s *KafkaOffsetStore) lookupLocked(connector, canon string) *kafkaOffsetEntry {
 	if c := s.conns[connector]; c != nil {

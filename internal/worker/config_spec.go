@@ -66,14 +66,11 @@ func connectProtocol(v any) error {
 	return fmt.Errorf("String must be one of: eager, compatible, sessioned")
 }
 
-// noExactlyOnce refuses a worker asked for exactly-once sources: running
-// them at least once instead would break what was asked for.
-func noExactlyOnce(v any) error {
-	switch s, _ := v.(string); strings.ToLower(s) {
-	case "disabled":
+// exactlyOnceSource is Kafka's check of exactly.once.source.support.
+func exactlyOnceSource(v any) error {
+	switch s, _ := v.(string); strings.ToLower(strings.TrimSpace(s)) {
+	case ExactlyOnceDisabled, ExactlyOncePreparing, ExactlyOnceEnabled:
 		return nil
-	case "preparing", "enabled":
-		return fmt.Errorf("connectd gives source connectors no exactly-once delivery yet; only disabled is taken")
 	}
 	return fmt.Errorf("String must be one of (case insensitive): disabled, preparing, enabled")
 }
@@ -193,8 +190,9 @@ var distributedDef = connect.NewConfigDef().
 		Doc: "Only HmacSHA256 is taken: connectd verifies internal requests with it."}).
 	Define(connect.ConfigKey{Name: keyInterWorkerSize, Type: connect.ConfigInt, Importance: connect.Low,
 		Doc: "Only 256 is taken: connectd makes 256-bit session keys."}).
-	Define(connect.ConfigKey{Name: "exactly.once.source.support", Type: connect.ConfigString, Default: "disabled", Validator: noExactlyOnce, Importance: connect.High,
-		Doc: "Only disabled is taken: connectd gives source connectors no exactly-once delivery yet."})
+	Define(connect.ConfigKey{Name: "exactly.once.source.support", Type: connect.ConfigString, Default: "disabled", Validator: exactlyOnceSource, Importance: connect.High,
+		Doc: "Whether to enable exactly-once support for source connectors in the cluster by using transactions to write source records and their source offsets, and by proactively fencing out old task generations before bringing up new ones. " +
+			"To enable exactly-once source support on a new cluster, set this property to 'enabled'. To enable support on an existing cluster, first set to 'preparing' on every worker in the cluster, then set to 'enabled'. A rolling upgrade may be used for both changes."})
 
 // securityKeys are the connection-security keys of the worker's Kafka
 // clients, read as Kafka's clients read them by ConnOptions (where their

@@ -162,8 +162,8 @@ func TestWorkerSpec(t *testing.T) {
 }
 
 // Blank INT keys and a blank connect.protocol take their defaults, as
-// they always did; exactly-once sources, which connectd does not give,
-// stop the worker.
+// they always did; exactly.once.source.support takes Kafka's three values,
+// in any case, and nothing else.
 func TestWorkerSpecBlanksAndExactlyOnce(t *testing.T) {
 	c, err := ParseConfig(map[string]string{"rest.advertised.port": " ", "tasks.max.per.connector": ""})
 	if err != nil || c.AdvertisedPort != 0 || c.TasksMaxPerConnector != defaultTasksMaxPerConnector {
@@ -175,14 +175,14 @@ func TestWorkerSpecBlanksAndExactlyOnce(t *testing.T) {
 	if err != nil || d.Protocol != "sessioned" || d.OffsetPartitions != 25 {
 		t.Errorf("blank distributed keys: %+v, %v", d, err)
 	}
-	for _, v := range []string{"enabled", "PREPARING", "sometimes"} {
+	for v, want := range map[string]string{"enabled": "enabled", "PREPARING": "preparing", "Disabled": "disabled"} {
 		base["exactly.once.source.support"] = v
-		if _, err := ParseDistributedConfig(base); err == nil || !strings.Contains(err.Error(), "exactly.once.source.support") {
-			t.Errorf("exactly.once.source.support=%s: %v", v, err)
+		if d, err := ParseDistributedConfig(base); err != nil || d.ExactlyOnceSource != want {
+			t.Errorf("exactly.once.source.support=%s: %+v, %v", v, d, err)
 		}
 	}
-	base["exactly.once.source.support"] = "Disabled"
-	if _, err := ParseDistributedConfig(base); err != nil {
-		t.Errorf("disabled: %v", err)
+	base["exactly.once.source.support"] = "sometimes"
+	if _, err := ParseDistributedConfig(base); err == nil || !strings.Contains(err.Error(), "String must be one of (case insensitive): disabled, preparing, enabled") {
+		t.Errorf("exactly.once.source.support=sometimes: %v", err)
 	}
 }

@@ -27,6 +27,38 @@ type DistributedConfig struct {
 	WorkerSyncTimeout          time.Duration
 	KeyTTL                     time.Duration
 	AdvertisedListener         string
+	// ExactlyOnceSource is exactly.once.source.support, lower case.
+	ExactlyOnceSource string
+}
+
+// exactly.once.source.support's values.
+const (
+	ExactlyOnceDisabled  = "disabled"
+	ExactlyOncePreparing = "preparing"
+	ExactlyOnceEnabled   = "enabled"
+)
+
+// TransactionalLeader says whether the leader writes the config topic in
+// transactions, fencing out any earlier leader (preparing and enabled).
+func (c *DistributedConfig) TransactionalLeader() bool {
+	return c.ExactlyOnceSource != ExactlyOnceDisabled
+}
+
+// ExactlyOnceSourceEnabled says whether source tasks run exactly once.
+func (c *DistributedConfig) ExactlyOnceSourceEnabled() bool {
+	return c.ExactlyOnceSource == ExactlyOnceEnabled
+}
+
+// TransactionalID is the transactional id of the leader's config topic
+// writes (Kafka's DistributedConfig.transactionalProducerId).
+func (c *DistributedConfig) TransactionalID() string {
+	return "connect-cluster-" + c.GroupID
+}
+
+// TaskTransactionalID is the transactional id of an exactly-once source
+// task's producer (Kafka's Worker.taskTransactionalId).
+func (c *DistributedConfig) TaskTransactionalID(connector string, task int) string {
+	return fmt.Sprintf("%s-%s-%d", c.GroupID, connector, task)
 }
 
 // ParseDistributedConfig reads the distributed worker keys through their
@@ -63,6 +95,7 @@ func ParseDistributedConfig(props map[string]string) (*DistributedConfig, error)
 		WorkerSyncTimeout:          millis(pc, "worker.sync.timeout.ms"),
 		KeyTTL:                     millis(pc, "inter.worker.key.ttl.ms"),
 		AdvertisedListener:         strings.TrimSpace(props["rest.advertised.listener"]),
+		ExactlyOnceSource:          strings.ToLower(strings.TrimSpace(pc.String("exactly.once.source.support"))),
 	}
 	return c, nil
 }

@@ -19,6 +19,39 @@ type TaskMetrics struct {
 	RecordFailures, RecordErrors, RecordsSkipped, ErrorsLogged, DLQRequests atomic.Int64
 	// Offset commits that succeeded and failed.
 	CommitsSucceeded, CommitsFailed atomic.Int64
+	// TransactionSizes are the records of each committed transaction of
+	// an exactly-once source task (transaction-size-min/max/avg).
+	TransactionSizes SizeStats
+}
+
+// SizeStats are the min, max and mean of observed sizes.
+type SizeStats struct {
+	mu                   sync.Mutex
+	count, sum, min, max int64
+}
+
+func (s *SizeStats) observe(n int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.count == 0 || n < s.min {
+		s.min = n
+	}
+	if n > s.max {
+		s.max = n
+	}
+	s.count++
+	s.sum += n
+}
+
+// Stats returns how many sizes were observed, and their min, max and
+// mean (all 0 before the first).
+func (s *SizeStats) Stats() (count, min, max int64, avg float64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.count == 0 {
+		return 0, 0, 0, 0
+	}
+	return s.count, s.min, s.max, float64(s.sum) / float64(s.count)
 }
 
 // StartupMetrics count connector and task starts (connect-worker-metrics'

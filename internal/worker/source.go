@@ -37,6 +37,11 @@ type sourceTask struct {
 	errs           *errorHandler
 
 	tracker offsetTracker
+	// txn is the transactions of a task run exactly once; nil otherwise.
+	txn *txnState
+	// trackSent: prepare notes the polled record of each Kafka record
+	// (for a RecordCommitter, or connector-defined transactions).
+	trackSent bool
 
 	mu        sync.Mutex // guards sendErr
 	sendErr   error
@@ -46,7 +51,7 @@ type sourceTask struct {
 	ctx       context.Context
 }
 
-func (w *Worker) newSourceTask(t *Task, task connect.SourceTask, connConfig, taskConfig map[string]string) (*sourceTask, error) {
+func (w *Worker) newSourceTask(t *Task, task connect.SourceTask, connConfig, taskConfig map[string]string, eos *ExactlyOnce) (*sourceTask, error) {
 	kc, kclass, err := w.converter(connConfig, true)
 	if err != nil {
 		return nil, err
@@ -70,6 +75,13 @@ func (w *Worker) newSourceTask(t *Task, task connect.SourceTask, connConfig, tas
 			return nil, fmt.Errorf("the connector's offsets topic: %w", err)
 		}
 	}
+	var txn *txnState
+	if eos != nil {
+		if txn, err = newTxnState(eos, offsets, connConfig, w.cfg.OffsetFlush); err != nil {
+			ch.close()
+			return nil, err
+		}
+	}
 	props := w.clientProps(map[string]string{
 		"client.id": fmt.Sprintf("connector-producer-%s-%d", t.Connector, t.ID),
 		// Kafka's producer default; franz-go's is snappy.
@@ -78,14 +90,23 @@ func (w *Worker) newSourceTask(t *Task, task connect.SourceTask, connConfig, tas
 		// of whatever is there, which costs the broker a write per batch.
 		"linger.ms": "5",
 	}, "producer.", "producer.override.", connConfig)
-	cl, err := w.newClient(props,
+	opts := []kgo.Opt{
 		kgo.RecordPartitioner(sourcePartitioner{}),
 		kgo.AllowAutoTopicCreation(),
 		// Kafka Connect retries sends without end (delivery.timeout.ms
 		// is Integer.MAX_VALUE): a record is never dropped for a slow
 		// broker.
 		kgo.RecordDeliveryTimeout(0),
-	)
+	}
+	if eos != nil {
+		// As Kafka's worker does, whatever the producer settings say:
+		// the id is the task's, which fences its older incarnations.
+		opts = append(opts, kgo.TransactionalID(eos.TransactionalID))
+		if _, set := props["transaction.timeout.ms"]; !set {
+			opts = append(opts, kgo.TransactionTimeout(time.Minute)) // Kafka's producer default
+		}
+	}
+	cl, err := w.newClient(props, opts...)
 	if err != nil {
 		ch.close()
 		return nil, err
@@ -93,7 +114,7 @@ func (w *Worker) newSourceTask(t *Task, task connect.SourceTask, connConfig, tas
 	st := &sourceTask{
 		Task: t, task: task, config: taskConfig, keyConv: kc, valueConv: vc, keyClass: kclass, valueClass: vclass, headerConv: hc, headerClass: hclass, client: cl,
 		tracker: newOffsetTracker(t.Connector), topicSeen: map[string]bool{}, offsets: offsets,
-		chain: ch, errs: newErrorHandler(t.log, t.Connector, t.ID, connConfig, &t.Metrics),
+		chain: ch, errs: newErrorHandler(t.log, t.Connector, t.ID, connConfig, &t.Metrics), txn: txn,
 	}
 	if st.creation, err = w.newTopicCreation(t.Connector, connConfig); err != nil {
 		cl.Close()
@@ -102,6 +123,7 @@ func (w *Worker) newSourceTask(t *Task, task connect.SourceTask, connConfig, tas
 	st.committer, _ = task.(connect.Committer)
 	st.recordAcks, _ = task.(connect.RecordCommitter)
 	st.releaser, _ = task.(connect.RecordReleaser)
+	st.trackSent = st.recordAcks != nil || (txn != nil && txn.ctx != nil)
 	return st, nil
 }
 
@@ -117,17 +139,29 @@ func (s *sourceTask) run(ctx context.Context) {
 	defer s.chain.close()
 	defer s.creation.close()
 	s.ctx = ctx
-	// The producer gets its producer id (an idempotent producer's first
-	// request) while the task starts, rather than after the first batch.
-	warmCtx, stopWarm := context.WithTimeout(ctx, 10*time.Second)
-	warmed := make(chan struct{})
-	go func() {
-		defer close(warmed)
-		// An error is the first record's to meet and report, after
-		// franz-go's retries.
-		s.client.ProducerID(warmCtx)
-	}()
-	defer func() { stopWarm(); <-warmed }()
+	if s.txn != nil {
+		if err := s.startTransactions(ctx); err != nil {
+			if ctx.Err() != nil {
+				s.report("UNASSIGNED", "")
+				return
+			}
+			s.fail(err)
+			return
+		}
+	} else {
+		// The producer gets its producer id (an idempotent producer's
+		// first request) while the task starts, rather than after the
+		// first batch.
+		warmCtx, stopWarm := context.WithTimeout(ctx, 10*time.Second)
+		warmed := make(chan struct{})
+		go func() {
+			defer close(warmed)
+			// An error is the first record's to meet and report, after
+			// franz-go's retries.
+			s.client.ProducerID(warmCtx)
+		}()
+		defer func() { stopWarm(); <-warmed }()
+	}
 	if err := safeCall(func() error { return s.task.Start(s, s.config) }); err != nil {
 		s.fail(err)
 		return
@@ -145,8 +179,14 @@ func (s *sourceTask) run(ctx context.Context) {
 	go func() {
 		defer close(sent)
 		for b := range batches {
-			if s.sendErrNow() == nil { // else the task is failing: send nothing more
+			if s.sendErrNow() != nil {
+				continue // the task is failing: send nothing more
+			}
+			if s.txn == nil {
 				s.send(b)
+			} else if err := s.sendTxn(b); err != nil {
+				s.setSendErr(err)
+				s.cancel()
 			}
 		}
 	}()
@@ -158,6 +198,19 @@ func (s *sourceTask) run(ctx context.Context) {
 	}
 	if stopErr := safeCall(s.task.Stop); stopErr != nil && err == nil {
 		err = stopErr
+	}
+	if s.txn != nil {
+		// What a task run exactly once sent is committed in its
+		// transactions, with its offsets, or not at all.
+		if terr := s.finishTxn(err != nil); terr != nil && err == nil {
+			err = terr
+		}
+		if err != nil {
+			s.fail(err)
+			return
+		}
+		s.report("UNASSIGNED", "")
+		return
 	}
 	// Whatever happened, the records Kafka acknowledged are safe: commit
 	// their offsets so a restart does not send them again.
@@ -178,8 +231,20 @@ func (s *sourceTask) run(ctx context.Context) {
 
 func (s *sourceTask) loop(ctx context.Context, batches chan<- *sendBatch) error {
 	lastCommit := time.Now()
+	var beforePause func()
+	if s.txn != nil {
+		// Kafka commits the open transaction when the task is paused,
+		// rather than leave it to its timeout.
+		beforePause = func() {
+			b := &sendBatch{pause: true}
+			if s.txn.ctx != nil {
+				b.req, _ = s.txn.ctx.take()
+			}
+			batches <- b
+		}
+	}
 	for {
-		if !s.waitWhilePaused(ctx, nil) {
+		if !s.waitWhilePaused(ctx, beforePause) {
 			return nil
 		}
 		var recs []*connect.SourceRecord
@@ -199,12 +264,20 @@ func (s *sourceTask) loop(ctx context.Context, batches chan<- *sendBatch) error 
 			if err != nil {
 				return err
 			}
+			if s.txn != nil && s.txn.ctx != nil {
+				if b.req, err = s.txn.ctx.take(); err != nil {
+					return err
+				}
+			}
 			batches <- b
+		} else if err == nil && s.txn != nil && s.txn.boundary == boundaryInterval {
+			// An interval may end while the task has nothing to send.
+			batches <- &sendBatch{}
 		}
 		if ctx.Err() != nil {
 			return nil
 		}
-		if time.Since(lastCommit) >= s.w.cfg.OffsetFlush {
+		if s.txn == nil && time.Since(lastCommit) >= s.w.cfg.OffsetFlush {
 			if err := s.commit(); err != nil {
 				return err
 			}
@@ -222,6 +295,13 @@ type sendBatch struct {
 	blks []*recordBlock
 	n    int // Kafka records in all
 	ack  *batchAck
+	// Exactly-once tasks only: the records a transform dropped or
+	// errors.tolerance skipped (for a RecordCommitter, once their
+	// transaction committed); the task's TransactionContext requests made
+	// while it polled the batch; pause: no records, the task is pausing.
+	dropped []*connect.SourceRecord
+	req     txnRequests
+	pause   bool
 }
 
 // A preparedPart is what one goroutine of prepare made of a part of a
@@ -293,9 +373,13 @@ func (s *sourceTask) prepare(ctx context.Context, recs []*connect.SourceRecord) 
 				return fail(err)
 			}
 		}
-		for _, rec := range r.dropped {
-			// Dropped or skipped: its offset is committed with the others.
-			s.commitRecord(rec, nil)
+		if s.txn != nil {
+			b.dropped = append(b.dropped, r.dropped...)
+		} else {
+			for _, rec := range r.dropped {
+				// Dropped or skipped: its offset is committed with the others.
+				s.commitRecord(rec, nil)
+			}
 		}
 		b.sent = append(b.sent, r.sent...)
 		b.blks = append(b.blks, r.blk)
@@ -303,8 +387,15 @@ func (s *sourceTask) prepare(ctx context.Context, recs []*connect.SourceRecord) 
 		bytes += len(r.blk.buf)
 	}
 	s.lastBatchBytes = bytes
-	b.ack = s.tracker.track(recs, b.n)
-	if s.recordAcks == nil || b.n == 0 {
+	if s.txn != nil {
+		// The transaction, not the acknowledgements, makes the offsets
+		// committable.
+		b.ack = &batchAck{}
+		b.ack.outstanding.Store(int64(b.n))
+	} else {
+		b.ack = s.tracker.track(recs, b.n)
+	}
+	if s.recordAcks == nil || (b.n == 0 && s.txn == nil) {
 		// The Kafka records hold converted bytes of their own.
 		s.release(recs)
 	}
@@ -323,7 +414,7 @@ func (s *sourceTask) preparePart(ctx context.Context, recs []*connect.SourceReco
 		blk.buf = make([]byte, 0, bufBytes+bufBytes/8)
 	}
 	out.blk = blk
-	if s.recordAcks != nil {
+	if s.trackSent {
 		out.sent = make([]*connect.SourceRecord, 0, len(recs))
 	}
 	lastTopic := ""
@@ -350,7 +441,7 @@ func (s *sourceTask) preparePart(ctx context.Context, recs []*connect.SourceReco
 			}
 			continue
 		}
-		if s.recordAcks != nil {
+		if s.trackSent {
 			out.sent = append(out.sent, rec)
 		}
 		if topic != lastTopic || n == 0 {
@@ -390,19 +481,46 @@ func (s *sourceTask) attempt(rec *connect.SourceRecord, blk *recordBlock, i int,
 // send hands a prepared batch to the producer, with one promise for the
 // whole batch.
 func (s *sourceTask) send(b *sendBatch) {
+	next := s.sender(b)
+	for range b.n {
+		next()
+	}
+}
+
+// sender returns the function that hands the batch's next Kafka record to
+// the producer, with the promise of the whole batch, for the batch's n
+// calls.
+func (s *sourceTask) sender(b *sendBatch) func() {
 	recs, ack := b.recs, b.ack
 	putBlocks := func() {
 		for _, blk := range b.blks {
 			recordBlocks.Put(blk)
 		}
 	}
+	// releaseRecs hands the batch back to a RecordReleaser after every
+	// CommitRecord call, which an exactly-once task makes only once their
+	// transaction committed.
+	releaseRecs := func() {
+		if s.txn == nil {
+			s.release(recs)
+			return
+		}
+		s.txn.ackMu.Lock()
+		s.txn.release = append(s.txn.release, recs)
+		s.txn.ackMu.Unlock()
+	}
 	if b.n == 0 {
 		// Every record was dropped: nothing to wait for.
 		putBlocks()
-		return
+		if s.recordAcks != nil {
+			releaseRecs()
+		}
+		return func() {}
 	}
 	promise := func(r *kgo.Record, err error) {
-		if err != nil && !s.sendTolerated(r, err, nil) {
+		// Under exactly-once a record Kafka refused fails its
+		// transaction, whatever errors.tolerance says, as in Kafka.
+		if err != nil && (s.txn != nil || !s.sendTolerated(r, err, nil)) {
 			s.setSendErr(s.sendError(r.Topic, err))
 			s.cancel()
 			return
@@ -416,35 +534,48 @@ func (s *sourceTask) send(b *sendBatch) {
 			putBlocks()
 			if s.recordAcks != nil {
 				// CommitRecord ran for each record, before its promise.
-				s.release(recs)
+				releaseRecs()
 			}
 		}
 	}
-	sent := 0
-	for _, blk := range b.blks {
-		kafka := blk.recs
-		for i := range kafka {
-			p := promise
-			if s.recordAcks != nil {
-				rec := b.sent[sent]
-				p = func(r *kgo.Record, err error) {
-					// Before promise, which may hand r on to another batch.
-					switch {
-					case err == nil:
-						s.commitRecord(rec, r)
-					case s.sendTolerated(r, err, rec):
-						s.commitRecord(rec, nil)
-						err = nil
-					}
-					promise(r, err)
-				}
-			}
-			sent++
-			// Produce blocks while the client buffers too many records,
-			// which is the back-pressure on Poll. No context cancels it: a
-			// record the task handed over is sent even while it stops.
-			s.client.Produce(context.Background(), &kafka[i], p)
+	blk, i, sent := 0, 0, 0
+	return func() {
+		for i == len(b.blks[blk].recs) {
+			blk, i = blk+1, 0
 		}
+		kafka := &b.blks[blk].recs[i]
+		i++
+		p := promise
+		switch {
+		case s.recordAcks != nil && s.txn != nil:
+			rec := b.sent[sent]
+			p = func(r *kgo.Record, err error) {
+				if err == nil {
+					s.txn.ackMu.Lock()
+					s.txn.acked = append(s.txn.acked, ackedRecord{rec, recordMetadata(r)})
+					s.txn.ackMu.Unlock()
+				}
+				promise(r, err)
+			}
+		case s.recordAcks != nil:
+			rec := b.sent[sent]
+			p = func(r *kgo.Record, err error) {
+				// Before promise, which may hand r on to another batch.
+				switch {
+				case err == nil:
+					s.commitRecord(rec, r)
+				case s.sendTolerated(r, err, rec):
+					s.commitRecord(rec, nil)
+					err = nil
+				}
+				promise(r, err)
+			}
+		}
+		sent++
+		// Produce blocks while the client buffers too many records,
+		// which is the back-pressure on Poll. No context cancels it: a
+		// record the task handed over is sent even while it stops.
+		s.client.Produce(context.Background(), kafka, p)
 	}
 }
 
@@ -552,6 +683,10 @@ func (s *sourceTask) noteTopic(topic string) error {
 		return nil
 	}
 	if !s.topicSeen[topic] {
+		if s.txn != nil && topic == s.txn.store.Topic() {
+			// Its records would commit offsets nobody chose.
+			return errors.New("Source tasks may not produce to their own offsets topics when exactly-once support is enabled")
+		}
 		if err := s.creation.ensure(s.ctx, topic); err != nil {
 			return err
 		}
@@ -598,10 +733,7 @@ func (s *sourceTask) toKafka(rec *connect.Record, blk *recordBlock, i int, now t
 // commitRecord tells a RecordCommitter that Kafka acknowledged rec as r,
 // or with a nil r that rec was dropped by a transform or skipped.
 func (s *sourceTask) commitRecord(rec *connect.SourceRecord, r *kgo.Record) {
-	meta := connect.RecordMetadata{Offset: -1}
-	if r != nil {
-		meta = connect.RecordMetadata{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, Timestamp: r.Timestamp}
-	}
+	meta := recordMetadata(r)
 	if err := safeCall(func() error { return s.recordAcks.CommitRecord(rec, meta) }); err != nil {
 		s.log.Warn("commitRecord failed", "error", err)
 	}
@@ -624,6 +756,14 @@ func (s *sourceTask) commit() (err error) {
 		}
 	}
 	return nil
+}
+
+// recordMetadata is where Kafka wrote r; with a nil r, a record not sent.
+func recordMetadata(r *kgo.Record) connect.RecordMetadata {
+	if r == nil {
+		return connect.RecordMetadata{Offset: -1}
+	}
+	return connect.RecordMetadata{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, Timestamp: r.Timestamp}
 }
 
 // explicitPartition marks records whose task chose the Kafka partition.

@@ -132,9 +132,10 @@ func (t *Task) fail(err error) {
 // StartTask starts a task of the given connector class with its task
 // config. The task reports RUNNING (or PAUSED) once its Start returned.
 // Both configs' placeholders are resolved here, as StartConnector does.
-func (w *Worker) StartTask(connector string, id int, connConfig, taskConfig map[string]string, paused bool) (*Task, error) {
+// A source task given eos runs exactly once (nil: at least once).
+func (w *Worker) StartTask(connector string, id int, connConfig, taskConfig map[string]string, paused bool, eos *ExactlyOnce) (*Task, error) {
 	w.startups.TaskAttempts.Add(1)
-	t, err := w.startTask(connector, id, connConfig, taskConfig, paused)
+	t, err := w.startTask(connector, id, connConfig, taskConfig, paused, eos)
 	if err != nil {
 		w.startups.TaskFailures.Add(1)
 		return nil, err
@@ -143,7 +144,7 @@ func (w *Worker) StartTask(connector string, id int, connConfig, taskConfig map[
 	return t, nil
 }
 
-func (w *Worker) startTask(connector string, id int, connConfig, taskConfig map[string]string, paused bool) (*Task, error) {
+func (w *Worker) startTask(connector string, id int, connConfig, taskConfig map[string]string, paused bool, eos *ExactlyOnce) (*Task, error) {
 	connConfig, connSecret, err := w.resolveSecrets(connConfig)
 	if err != nil {
 		return nil, err
@@ -167,7 +168,7 @@ func (w *Worker) startTask(connector string, id int, connConfig, taskConfig map[
 	ctx := t.init(w, paused)
 	switch p.Type {
 	case connect.PluginSource:
-		st, err := w.newSourceTask(t, conn.(connect.SourceConnector).NewTask(), connConfig, taskConfig)
+		st, err := w.newSourceTask(t, conn.(connect.SourceConnector).NewTask(), connConfig, taskConfig, eos)
 		if err != nil {
 			return nil, t.secrets.Err(err)
 		}

@@ -158,6 +158,15 @@ func (w *Worker) Admin(name string, connConfig map[string]string) (*kadm.Client,
 // admin is an admin client with Kafka's adminConfigs: the worker's
 // top-level and admin.* keys, then the connector's admin.override.*.
 func (w *Worker) admin(clientID string, connConfig map[string]string) (*kadm.Client, func(), error) {
+	cl, err := w.adminClient(clientID, connConfig)
+	if err != nil {
+		return nil, nil, err
+	}
+	return kadm.NewClient(cl), cl.Close, nil
+}
+
+// adminClient is the Kafka client of admin.
+func (w *Worker) adminClient(clientID string, connConfig map[string]string) (*kgo.Client, error) {
 	props := map[string]string{}
 	for k, v := range w.cfg.Props {
 		if !strings.HasPrefix(k, "producer.") && !strings.HasPrefix(k, "consumer.") && !strings.HasPrefix(k, "admin.") {
@@ -166,11 +175,7 @@ func (w *Worker) admin(clientID string, connConfig map[string]string) (*kadm.Cli
 	}
 	props = w.clientProps(props, "admin.", "admin.override.", connConfig)
 	props["client.id"] = clientID
-	cl, err := w.newClient(onlyClientKeys(props))
-	if err != nil {
-		return nil, nil, err
-	}
-	return kadm.NewClient(cl), cl.Close, nil
+	return w.newClient(onlyClientKeys(props))
 }
 
 // onlyClientKeys keeps the worker keys an admin client takes: where the

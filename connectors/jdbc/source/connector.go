@@ -456,3 +456,24 @@ func srcCheckPartition(p map[string]any) error {
 	}
 	return nil
 }
+
+// ExactlyOnceSupport implements connect.ExactlyOnceSource: a query
+// resumed from an incrementing column's offset (with or without a
+// timestamp) reads each row once; a bulk query reads the whole table
+// again on each pass, and a timestamp alone misses or repeats rows that
+// share one, so exactly-once is refused for them (as Aiven's JDBC source
+// supports it in the incrementing modes only).
+func (c *Connector) ExactlyOnceSupport(config map[string]string) connect.ExactlyOnceSupport {
+	cfg, err := parseSourceConfig(config)
+	if err != nil {
+		return connect.ExactlyOnceUnsupported
+	}
+	switch cfg.mode {
+	case srcModeIncrementing, srcModeTimestampIncrementing:
+		return connect.ExactlyOnceSupported
+	}
+	return connect.ExactlyOnceUnsupported
+}
+
+// CanDefineTransactionBoundaries implements connect.ExactlyOnceSource.
+func (c *Connector) CanDefineTransactionBoundaries(map[string]string) bool { return false }

@@ -42,6 +42,8 @@ func (c *srcTestContext) Offset(p map[string]any) (map[string]any, error) {
 
 func (*srcTestContext) Logger() *slog.Logger { return slog.Default() }
 
+func (*srcTestContext) TransactionContext() connect.TransactionContext { return nil }
+
 func (c *srcTestContext) set(p, o map[string]any) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
