@@ -14,7 +14,11 @@
 // runs. The task's Start reads its stored position from its
 // SourceTaskContext; each Poll returns SourceRecords, each with the
 // SourcePartition it reads and the SourceOffset to resume from, which the
-// worker stores once Kafka acknowledged the record.
+// worker stores once Kafka acknowledged the record. A source that resumes
+// exactly at the offsets it is given back can declare so
+// (ExactlyOnceSource): a cluster with exactly-once source support then
+// writes its records and their offsets in one Kafka transaction, and a
+// connector may end those transactions itself (TransactionContext).
 //
 // A sink connector is a SinkConnector whose SinkTask is given the records
 // of its topics by Put, and makes them durable in Flush: the worker then

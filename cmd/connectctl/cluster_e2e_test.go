@@ -235,7 +235,7 @@ func TestCommandsAgainstDistributedCluster(t *testing.T) {
 	eventually(t, "offset 90", func() bool { return strings.Contains(offsetsJSON(t, rc, "src"), `"position":90`) })
 
 	eventually(t, "worker 2 sees src running", func() bool {
-		return c.run("get", "connectors").stdout == "NAME   STATE     TASKS   TYPE\nsrc    RUNNING   1/1     source\n"
+		return c.run("get", "connectors").stdout == "NAME   STATE     TASKS   TYPE     EXACTLY-ONCE\nsrc    RUNNING   1/1     source   no\n"
 	})
 	r := c.ok("describe", "src")
 	mustContain(t, "describe", r.stdout, "Name:     src\nType:     source\nClass:    FileStreamSource\nState:    RUNNING\n",
@@ -322,7 +322,7 @@ func TestCommandsAgainstDistributedCluster(t *testing.T) {
 	// it can be empty while the config is still there: describe is what
 	// shows the deletion.
 	eventually(t, "worker 2 lists nothing", func() bool {
-		return c.run("get", "connectors").stdout == "NAME   STATE   TASKS   TYPE\n"
+		return c.run("get", "connectors").stdout == "NAME   STATE   TASKS   TYPE   EXACTLY-ONCE\n"
 	})
 	eventually(t, "describe fails on worker 2", func() bool { return c.run("describe", "src").code != 0 })
 	r = c.fail("describe", "src")

@@ -61,9 +61,9 @@ func TestConnectorCommands(t *testing.T) {
 	})
 
 	r = c.ok("get", "connectors")
-	want := "NAME   STATE     TASKS   TYPE\n" +
-		"sink   PAUSED    0/0     sink\n" +
-		"src    RUNNING   1/1     source\n"
+	want := "NAME   STATE     TASKS   TYPE     EXACTLY-ONCE\n" +
+		"sink   PAUSED    0/0     sink     -\n" +
+		"src    RUNNING   1/1     source   no\n"
 	if r.stdout != want {
 		t.Errorf("get connectors:\n%s\nwant:\n%s", r.stdout, want)
 	}
@@ -204,7 +204,7 @@ func TestContextsAuthAndTLS(t *testing.T) {
 	}
 	// Through the current context: HTTPS, the CA file, basic auth.
 	r = c.ok("get", "connectors")
-	if r.stdout != "NAME   STATE   TASKS   TYPE\n" {
+	if r.stdout != "NAME   STATE   TASKS   TYPE   EXACTLY-ONCE\n" {
 		t.Errorf("get connectors through the proxy:\n%s", r)
 	}
 	c.ok("--context", "plain", "get", "connectors")

@@ -42,8 +42,9 @@ func (a *app) getCmd() *cobra.Command {
 	return get
 }
 
-// getConnectors lists the connectors: NAME STATE TASKS TYPE, where TASKS
-// is running/total.
+// getConnectors lists the connectors: NAME STATE TASKS TYPE EXACTLY-ONCE,
+// where TASKS is running/total and EXACTLY-ONCE, for a source, whether the
+// cluster runs it exactly once (and "(required)" when its config says so).
 func (a *app) getConnectors(ctx context.Context) error {
 	c, err := a.client()
 	if err != nil {
@@ -61,6 +62,14 @@ func (a *app) getConnectors(ctx context.Context) error {
 	}
 	names := slices.Sorted(maps.Keys(all))
 	rows := make([][]string, 0, len(names))
+	// EXACTLY-ONCE: whether the cluster runs source connectors exactly
+	// once, and whether the connector requires it.
+	eos := "-"
+	if cfg := sourceConfig(all); cfg != nil {
+		if enabled, known := exactlyOnceSources(ctx, c, cfg); known {
+			eos = map[bool]string{true: "yes", false: "no"}[enabled]
+		}
+	}
 	for _, n := range names {
 		e := all[n]
 		state, tasks, typ := "-", "-", "-"
@@ -85,9 +94,16 @@ func (a *app) getConnectors(ctx context.Context) error {
 				tasks += " (failed)"
 			}
 		}
-		rows = append(rows, []string{n, state, tasks, typ})
+		once := "-"
+		if typ == "source" {
+			once = eos
+			if e.Info != nil && strings.EqualFold(e.Info.Config["exactly.once.support"], "required") {
+				once += " (required)"
+			}
+		}
+		rows = append(rows, []string{n, state, tasks, typ, once})
 	}
-	return table(a.stdout, a.out(), []string{"NAME", "STATE", "TASKS", "TYPE"}, rows, func(_, col int, cell string) string {
+	return table(a.stdout, a.out(), []string{"NAME", "STATE", "TASKS", "TYPE", "EXACTLY-ONCE"}, rows, func(_, col int, cell string) string {
 		switch col {
 		case 1:
 			return stateColor(cell)

@@ -89,8 +89,11 @@ type copyResult struct {
 	Name    string `json:"name"`
 	Type    string `json:"type,omitempty"`
 	Offsets int    `json:"offsets"`
-	State   string `json:"state,omitempty"`
-	Error   string `json:"error,omitempty"`
+	// ExactlyOnce: a source copied between two clusters that both run
+	// sources exactly once.
+	ExactlyOnce bool   `json:"exactly_once,omitempty"`
+	State       string `json:"state,omitempty"`
+	Error       string `json:"error,omitempty"`
 }
 
 func (a *app) copyConnectors(ctx context.Context, src, dst *client.Client, names []string, all bool, opts copyOptions) error {
@@ -184,8 +187,31 @@ func (a *app) copyOne(ctx context.Context, src, dst *client.Client, name string,
 		return r, err
 	}
 	r.Offsets = len(offsets)
+	if info.Type == "source" {
+		r.ExactlyOnce = a.copyExactlyOnce(ctx, src, dst, name, info.Config)
+	}
 	r.State, err = a.createWithOffsets(ctx, dst, name, info.Config, offsets, opts.resume, opts.wait)
 	return r, err
+}
+
+// copyExactlyOnce says what a source's copy between the two clusters
+// guarantees: when both run sources exactly once, the offsets read from
+// the old one are those committed with its last records, so that the new
+// one writes nothing twice; when either does not, a record written after
+// the last offset commit (a crash, a kill) may be written again.
+func (a *app) copyExactlyOnce(ctx context.Context, src, dst *client.Client, name string, config map[string]string) bool {
+	from, knownFrom := exactlyOnceSources(ctx, src, config)
+	to, knownTo := exactlyOnceSources(ctx, dst, config)
+	both := knownFrom && knownTo && from && to
+	if !a.structured() {
+		switch {
+		case both:
+			fmt.Fprintf(a.stdout, "%s: both clusters run source connectors exactly once: the offsets copied are those committed with the last records, so nothing is written twice\n", name)
+		case knownTo && !to && strings.EqualFold(config["exactly.once.support"], "required"):
+			fmt.Fprintf(a.stderr, "warning: %s requires exactly-once support, which %s does not have: it will not be created there\n", name, dst.BaseURL())
+		}
+	}
+	return both
 }
 
 // createWithOffsets creates a connector STOPPED, writes its offsets,

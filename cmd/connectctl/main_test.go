@@ -110,17 +110,25 @@ func checkRequests(t *testing.T, w *fakeWorker, want ...request) {
 }
 
 func TestGetConnectors(t *testing.T) {
-	w := newWorker(t, map[string]reply{"GET /connectors?expand=status&expand=info": {200, expandedBody}})
+	// The worker says it has no exactly-once support when asked to
+	// validate a source that requires it.
+	noEOS := `{"name":"FileStreamSource","error_count":1,"groups":[],"configs":[{"definition":null,"value":{"name":"exactly.once.support","value":"required","recommended_values":[],"errors":["This worker does not have exactly-once source support enabled."],"visible":true}}]}`
+	w := newWorker(t, map[string]reply{
+		"GET /connectors?expand=status&expand=info":               {200, expandedBody},
+		"PUT /connector-plugins/FileStreamSource/config/validate": {200, noEOS},
+	})
 	check(t, runCLI(t, nil, "", "get", "connectors", "--url", w.URL), result{0,
-		"NAME                         STATE     TASKS          TYPE\n" +
-			"a-very-long-connector-name   STOPPED   0/0            source\n" +
-			"file-sink                    RUNNING   1/2 (failed)   sink\n" +
-			"file-src                     RUNNING   1/1            source\n", ""})
+		"NAME                         STATE     TASKS          TYPE     EXACTLY-ONCE\n" +
+			"a-very-long-connector-name   STOPPED   0/0            source   no\n" +
+			"file-sink                    RUNNING   1/2 (failed)   sink     -\n" +
+			"file-src                     RUNNING   1/1            source   no\n", ""})
 	res := runCLI(t, nil, "", "get", "connectors", "--url", w.URL, "-o", "json")
 	if res.code != 0 || !strings.Contains(res.stdout, `WorkerTask.<init>(WorkerTask.java:1)\n"`) || !strings.HasPrefix(res.stdout, "{\n  \"a-very-long-connector-name\": {\n    \"status\": {") {
 		t.Errorf("get connectors -o json = %+v", res)
 	}
-	checkRequests(t, w, request{"GET", "/connectors?expand=status&expand=info", ""}, request{"GET", "/connectors?expand=status&expand=info", ""})
+	checkRequests(t, w, request{"GET", "/connectors?expand=status&expand=info", ""},
+		request{"PUT", "/connector-plugins/FileStreamSource/config/validate", `{"connector.class":"FileStreamSource","exactly.once.support":"required","name":"a-very-long-connector-name"}`},
+		request{"GET", "/connectors?expand=status&expand=info", ""})
 }
 
 func TestGetConnectorsEnvAndJSON(t *testing.T) {
@@ -143,7 +151,7 @@ func TestGetConnectorsEnvAndJSON(t *testing.T) {
 `, ""})
 	// --url wins over $CONNECT_URL.
 	res = runCLI(t, map[string]string{"CONNECT_URL": "http://127.0.0.1:1"}, "", "--url", w.URL, "get", "connectors")
-	check(t, res, result{0, "NAME   STATE     TASKS   TYPE\nx      RUNNING   0/0     sink\n", ""})
+	check(t, res, result{0, "NAME   STATE     TASKS   TYPE   EXACTLY-ONCE\nx      RUNNING   0/0     sink   -\n", ""})
 	if n := len(w.got()); n != 2 {
 		t.Errorf("fakeWorker got %d requests", n)
 	}

@@ -147,6 +147,11 @@ type ConfigStore interface {
 	PutSessionKey(ctx context.Context, key storage.SessionKey) error
 	PutRestartRequest(ctx context.Context, name string, onlyFailed, includeTasks bool) error
 	PutTaskCountRecord(ctx context.Context, connector string, taskCount int) error
+	// The leader's writes use a transactional producer when the cluster
+	// has exactly-once source support (or prepares it): the leader claims
+	// it when elected, and a worker that stops leading drops it.
+	ClaimWritePrivileges(ctx context.Context) error
+	RelinquishWritePrivileges()
 }
 
 var _ ConfigStore = (*storage.ConfigTopic)(nil)
@@ -480,6 +485,9 @@ func (h *Distributed) Assigned(connectors []string, tasks []client.TaskID, leade
 	}
 	h.assigned.Store(new(maps.Clone(h.ownedTasks)))
 	h.lead.Store(&leadership{leader: leader, url: leaderURL})
+	if !leader {
+		h.store.RelinquishWritePrivileges()
+	}
 	h.generation = generation
 	h.gen.Store(generation)
 	h.mu.Unlock()
@@ -490,6 +498,17 @@ func (h *Distributed) Assigned(connectors []string, tasks []client.TaskID, leade
 	}
 	h.ready.Store(true)
 	h.Kick()
+}
+
+// ClaimWritePrivileges is a newly elected leader's first act: with
+// exactly-once source support, or while it is being prepared, it claims
+// the config topic's transactional id, so that no earlier leader writes
+// there any more.
+func (h *Distributed) ClaimWritePrivileges(ctx context.Context) error {
+	if !h.leadership().leader {
+		return nil
+	}
+	return h.store.ClaimWritePrivileges(ctx)
 }
 
 // ---- config topic listener -----------------------------------------------
@@ -557,7 +576,12 @@ func (h *Distributed) TaskState(t *worker.Task, state, trace string) {
 	gen := h.gen.Load()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := h.writeTaskStatus(ctx, id, state, trace, gen, state == client.StateUnassigned); err != nil {
+	// As in Kafka, a failure or a shutdown does not replace what another
+	// worker wrote in a newer generation: a zombie's task, fenced out
+	// when it wakes up, must not report its failure over the task's new
+	// incarnation.
+	safe := state == client.StateUnassigned || state == client.StateFailed
+	if err := h.writeTaskStatus(ctx, id, state, trace, gen, safe); err != nil {
 		h.log.Warn("writing a task status failed", "task", id.String(), "error", err)
 	}
 }

@@ -74,6 +74,10 @@ func (h *Distributed) FenceZombies(ctx context.Context, name string, body []byte
 	if err := verifySignature(sessionKeyBytes(h.store.SessionKey()), body, header); err != nil {
 		return err
 	}
+	if lead := h.leadership(); !lead.leader {
+		// Sent on to the leader, as Kafka's NotLeaderException is.
+		return &RequestTargetError{URL: lead.url}
+	}
 	return h.fenceZombies(ctx, name)
 }
 

@@ -147,6 +147,9 @@ var (
 		{total: desc("kafka_connect_task_error_total_errors_logged", "The errors that were logged.", "connector", "task"), value: func(m *worker.TaskMetrics) int64 { return m.ErrorsLogged.Load() }},
 		{total: desc("kafka_connect_task_error_deadletterqueue_produce_requests", "The attempted writes to the dead letter queue.", "connector", "task"), value: func(m *worker.TaskMetrics) int64 { return m.DLQRequests.Load() }},
 	}
+	txnSizeMin       = desc("kafka_connect_source_task_transaction_size_min", "The number of records in the smallest transaction the task committed.", "connector", "task")
+	txnSizeMax       = desc("kafka_connect_source_task_transaction_size_max", "The number of records in the largest transaction the task committed.", "connector", "task")
+	txnSizeAvg       = desc("kafka_connect_source_task_transaction_size_avg", "The average number of records in the transactions the task committed.", "connector", "task")
 	commitSuccessPct = desc("kafka_connect_connector_task_offset_commit_success_percentage", "The average percentage of the task's offset commits that succeeded.", "connector", "task")
 	commitFailurePct = desc("kafka_connect_connector_task_offset_commit_failure_percentage", "The average percentage of the task's offset commits that failed.", "connector", "task")
 )
@@ -266,6 +269,13 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 				seen[k] = true
 				gauge(tc.rate, c.rates.rate(k, now, v), connector, task)
 			}
+		}
+		// An exactly-once source task's transactions, once it committed
+		// one (Kafka's transaction-size-min/max/avg).
+		if n, lo, hi, avg := m.TransactionSizes.Stats(); n > 0 {
+			gauge(txnSizeMin, float64(lo), connector, task)
+			gauge(txnSizeMax, float64(hi), connector, task)
+			gauge(txnSizeAvg, avg, connector, task)
 		}
 		ok, failed := m.CommitsSucceeded.Load(), m.CommitsFailed.Load()
 		if all := ok + failed; all > 0 {

@@ -53,8 +53,8 @@ func requestTarget(err error) *herder.RequestTargetError {
 // Connect's hop rules: a user's request goes on with forward=true, a
 // forwarded one with forward=false, and one that came with forward=false
 // is not sent again, so that no request loops between workers during a
-// rebalance. Its method, path, query, body and Authorization header go as
-// they came.
+// rebalance. Its method, path, query, body, Authorization header and
+// internal request signature go as they came.
 func forward(r *http.Request, target string, out any) (int, error) {
 	var next string
 	switch r.URL.Query().Get("forward") {
@@ -80,8 +80,12 @@ func forward(r *http.Request, target string, out any) (int, error) {
 	if len(body) > 0 {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if auth := r.Header.Get("Authorization"); auth != "" {
-		req.Header.Set("Authorization", auth)
+	// An internal request's signature goes with it too, as Kafka's
+	// handler forwards a fencing request's headers to the leader.
+	for _, h := range []string{"Authorization", "X-Connect-Authorization", "X-Connect-Request-Signature-Algorithm"} {
+		if v := r.Header.Get(h); v != "" {
+			req.Header.Set(h, v)
+		}
 	}
 	req.Header.Set("User-Agent", "kafka-connect")
 	resp, err := forwardClient(r).Do(req)

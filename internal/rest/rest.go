@@ -240,7 +240,9 @@ func (s *server) routes() {
 	}
 	if f, ok := s.h.(Fencer); ok {
 		s.handle("PUT /connectors/{name}/fence", func(w http.ResponseWriter, r *http.Request) error {
-			if err := f.FenceZombies(r.Context(), r.PathValue("name"), requestBody(r), r.Header); err != nil {
+			if err := doOrForward(r, func(ctx context.Context) error {
+				return f.FenceZombies(ctx, r.PathValue("name"), requestBody(r), r.Header)
+			}); err != nil {
 				return err
 			}
 			w.WriteHeader(http.StatusNoContent)

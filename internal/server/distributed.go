@@ -139,7 +139,11 @@ func StartDistributed(ctx context.Context, props map[string]string, plugins []co
 		return c
 	}
 	listener := &configListener{loggers: loggers}
-	configs, err := storage.NewConfigTopic(committedCfg(dcfg.ConfigTopic), listener)
+	configCfg := committedCfg(dcfg.ConfigTopic)
+	if dcfg.TransactionalLeader() {
+		configCfg.TransactionalID = dcfg.TransactionalID()
+	}
+	configs, err := storage.NewConfigTopic(configCfg, listener)
 	if err != nil {
 		return fail(err)
 	}
@@ -305,6 +309,9 @@ func (g groupHandler) Assigned(a group.Assignment, owned []group.ConnectorTasks,
 		go func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
+			if err := g.h.ClaimWritePrivileges(ctx); err != nil {
+				slog.Warn("claiming the config topic's transactional id failed; the next write claims it again", "error", err)
+			}
 			if err := g.h.EnsureSessionKey(ctx); err != nil {
 				slog.Warn("writing a session key failed", "error", err)
 			}

@@ -2,7 +2,13 @@ package server
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/connectd/connectd/internal/builtin"
+	"github.com/connectd/connectd/internal/logging"
+	"github.com/connectd/connectd/internal/servertest"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -77,29 +86,274 @@ func TestExactlyOnceSourceSurvivesKill(t *testing.T) {
 	// read_committed: what the killed workers had in open transactions
 	// was aborted, and the task went on from the offsets committed with
 	// the records before.
-	cl, err := kgo.NewClient(kgo.SeedBrokers(kafkaAddr), kgo.ConsumeTopics("eos-lines"),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	expectEachLineOnce(t, kafkaAddr, "eos-lines", total)
+	// The task's worker shows the sizes of the transactions it committed.
+	owner := workers[workerAt(t, workers, taskWorker(w0, "src"))].rest()
+	if _, body := owner.do("GET", "/metrics", ""); !strings.Contains(body, `kafka_connect_source_task_transaction_size_max{connector="src",task="0"}`) {
+		t.Errorf("no transaction size in the metrics of the task's worker:\n%s", body)
+	}
+}
+
+// A zombie: the worker running the task is stopped (SIGSTOP) until the
+// task runs elsewhere, then continued. The new task's producer fenced the
+// zombie's: nothing the zombie had in flight becomes visible, it writes
+// nothing more, and it rejoins the cluster.
+func TestExactlyOnceZombieIsFenced(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	dir, workers := startProcCluster(t, 3, "exactly.once.source.support=enabled")
+	kafkaAddr := brokerOf(t, workers[0])
+	const total = 40_000
+	writer := &lineWriter{path: filepath.Join(dir, "eos-in.txt")}
+	writer.write(t, 5_000)
+	w0 := workers[0].rest()
+	w0.must(201, "POST", "/connectors", jsonString(map[string]any{"name": "src", "config": map[string]string{
+		"connector.class": "FileStreamSource", "file": writer.path, "topic": "eos-lines", "exactly.once.support": "required",
+	}}))
+	var owner string
+	eventually(t, "the source task running", func() bool { owner = taskWorker(w0, "src"); return owner != "" })
+	zombie := workerAt(t, workers, owner)
+	eventually(t, "records in the topic", func() bool { return endOffsetAt(t, kafkaAddr, "eos-lines") >= 5_000 })
+
+	_ = workers[zombie].cmd.Process.Signal(syscall.SIGSTOP)
+	// Lines the zombie cannot read: the task's next incarnation reads
+	// them once it runs elsewhere.
+	writer.write(t, 15_000)
+	survivor := workers[(zombie+1)%3].rest()
+	eventually(t, "the task running on another worker", func() bool {
+		w := taskWorker(survivor, "src")
+		return w != "" && w != owner && survivor.state("src") == "RUNNING/RUNNING"
+	})
+	_ = workers[zombie].cmd.Process.Signal(syscall.SIGCONT)
+	writer.write(t, total-writer.n)
+	eventually(t, "the zombie healthy and in the cluster again", func() bool {
+		code, body := workers[zombie].rest().do("GET", "/connectors/src/status", "")
+		return code == 200 && strings.Contains(body, `"state":"RUNNING"`)
+	})
+	expectEachLineOnce(t, kafkaAddr, "eos-lines", total)
+	// The zombie's task found itself fenced out; its failure, reported
+	// in an older generation, does not replace the new task's status.
+	eventually(t, "the zombie's task fenced out", func() bool {
+		b, _ := os.ReadFile(workers[zombie].log)
+		return strings.Contains(string(b), "INVALID_PRODUCER_EPOCH") || strings.Contains(string(b), "was fenced out by a newer one")
+	})
+	if st := survivor.state("src"); st != "RUNNING/RUNNING" {
+		t.Errorf("after the zombie's failure, the status is %s", st)
+	}
+}
+
+// The two-step rolling upgrade of Kafka's docs: a cluster restarted worker
+// by worker from disabled to preparing, then to enabled, while a source
+// streams, loses and duplicates nothing.
+func TestExactlyOnceUpgradePath(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	dir, workers := startProcCluster(t, 3, "exactly.once.source.support=disabled")
+	kafkaAddr := brokerOf(t, workers[0])
+	const total = 30_000
+	writer := &lineWriter{path: filepath.Join(dir, "eos-in.txt")}
+	writer.write(t, 5_000)
+	workers[0].rest().must(201, "POST", "/connectors", jsonString(map[string]any{"name": "src", "config": map[string]string{
+		"connector.class": "FileStreamSource", "file": writer.path, "topic": "eos-lines",
+	}}))
+	for _, mode := range []string{"preparing", "enabled"} {
+		for i, w := range workers {
+			writer.write(t, 1_000)
+			w.signal(syscall.SIGTERM)
+			setProp(t, w.props, "exactly.once.source.support", mode)
+			w.start()
+			other := workers[(i+1)%3].rest()
+			eventually(t, "the source running after a restart into "+mode, func() bool { return other.state("src") == "RUNNING/RUNNING" })
+		}
+	}
+	writer.write(t, total-writer.n)
+	expectEachLineOnce(t, kafkaAddr, "eos-lines", total)
+	// Enabled everywhere: the connector may now require exactly-once.
+	w0 := workers[0].rest()
+	w0.must(200, "PUT", "/connectors/src/config", jsonString(map[string]string{
+		"connector.class": "FileStreamSource", "file": writer.path, "topic": "eos-lines", "exactly.once.support": "required",
+	}))
+	writer.write(t, 1_000)
+	expectEachLineOnce(t, kafkaAddr, "eos-lines", total+1_000)
+}
+
+// setProp sets key=value in a properties file, replacing the key's line.
+func setProp(t *testing.T, path, key, value string) {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cl.Close()
-	var got []string
-	deadline := time.Now().Add(90 * time.Second)
-	for len(got) < total && time.Now().Before(deadline) {
-		pctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		cl.PollFetches(pctx).EachRecord(func(r *kgo.Record) { got = append(got, string(r.Value)) })
-		cancel()
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(line, key+"=") {
+			out = append(out, line)
+		}
 	}
-	// Anything after the last line would be a duplicate.
-	pctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	cl.PollFetches(pctx).EachRecord(func(r *kgo.Record) { got = append(got, string(r.Value)) })
-	cancel()
+	out = append(out, key+"="+value)
+	if err := os.WriteFile(path, []byte(strings.Join(out, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// expectEachLineOnce reads topic with a read_committed consumer and checks
+// that it holds line-000000 to the line before total, each once, in
+// order, and nothing after.
+func expectEachLineOnce(t *testing.T, kafkaAddr, topic string, total int) {
+	t.Helper()
+	got := readCommitted(t, kafkaAddr, topic, total)
 	if len(got) != total {
 		t.Errorf("a read_committed consumer read %d lines, want %d", len(got), total)
 	}
 	for i, line := range got {
 		if want := fmt.Sprintf("line-%06d", i); line != want {
 			t.Fatalf("line %d is %q, want %q (a duplicate or a gap)", i, line, want)
+		}
+	}
+}
+
+// readCommitted reads the values of a topic of one partition with a
+// read_committed consumer: once total are there (or 90 s passed), and
+// then a second more, for anything after them, which would be extra.
+func readCommitted(t *testing.T, kafkaAddr, topic string, total int) []string {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(kafkaAddr), kgo.ConsumeTopics(topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	var got []string
+	poll := func(d time.Duration) {
+		ctx, cancel := context.WithTimeout(context.Background(), d)
+		defer cancel()
+		cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) { got = append(got, string(r.Value)) })
+	}
+	for deadline := time.Now().Add(90 * time.Second); len(got) < total && time.Now().Before(deadline); {
+		poll(2 * time.Second)
+	}
+	poll(time.Second)
+	return got
+}
+
+// A JDBC source of two tables (two tasks) streams rows while the worker
+// running its first task is killed with SIGKILL, and is then reconfigured,
+// so that the leader fences out both tasks' producers before the new
+// generation writes: a read_committed consumer sees every row of each
+// table exactly once, in order.
+func TestExactlyOnceJdbcSourceSurvivesKillAndReconfiguration(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	db, schema := servertest.PGSchema(t, "eos")
+	for _, table := range []string{"a", "b"} {
+		servertest.MustExec(t, db, "CREATE TABLE "+schema+"."+table+" (id SERIAL PRIMARY KEY, note TEXT NOT NULL)")
+	}
+	_, workers := startProcCluster(t, 3, "exactly.once.source.support=enabled")
+	kafkaAddr := brokerOf(t, workers[0])
+	const perTable = 50_000
+	insert := func(n int) {
+		for _, table := range []string{"a", "b"} {
+			servertest.MustExec(t, db, fmt.Sprintf("INSERT INTO %s.%s (note) SELECT 'n' || g FROM generate_series(1, %d) g", schema, table, n))
+		}
+	}
+	insert(5_000)
+	config := map[string]string{
+		"connector.class": "io.confluent.connect.jdbc.JdbcSourceConnector", "tasks.max": "2",
+		"connection.url": "jdbc:postgresql://127.0.0.1:5432/test", "connection.user": "postgres",
+		"mode": "incrementing", "incrementing.column.name": "id", "table.whitelist": schema + ".a," + schema + ".b",
+		"topic.prefix": "eos-", "poll.interval.ms": "50", "batch.max.rows": "1000", "exactly.once.support": "required",
+		"value.converter": "org.apache.kafka.connect.json.JsonConverter", "value.converter.schemas.enable": "false",
+	}
+	w0 := workers[0].rest()
+	w0.must(201, "POST", "/connectors", jsonString(map[string]any{"name": "jdbc", "config": config}))
+	eventually(t, "both tasks running", func() bool { return w0.state("jdbc") == "RUNNING/RUNNING/RUNNING" })
+
+	inserted := 5_000
+	ctx, stop := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for inserted < perTable-5_000 && ctx.Err() == nil {
+			insert(250)
+			inserted += 250
+			time.Sleep(10 * time.Millisecond)
+		}
+	})
+	defer func() { stop(); wg.Wait() }()
+	var owner string
+	eventually(t, "task 0 running", func() bool { owner = taskWorker(w0, "jdbc"); return owner != "" })
+	victim := workerAt(t, workers, owner)
+	eventually(t, "rows in the topic", func() bool { return endOffsetAt(t, kafkaAddr, "eos-a") > 8_000 })
+	workers[victim].signal(syscall.SIGKILL)
+	survivor := workers[(victim+1)%3].rest()
+	eventually(t, "task 0 running on another worker", func() bool {
+		w := taskWorker(survivor, "jdbc")
+		return w != "" && w != owner && survivor.state("jdbc") == "RUNNING/RUNNING/RUNNING"
+	})
+	workers[victim].start()
+	// New task configs: the leader fences both tasks' producers first.
+	config["batch.max.rows"] = "700"
+	survivor.must(200, "PUT", "/connectors/jdbc/config", jsonString(config))
+	stop()
+	wg.Wait()
+	insert(perTable - inserted)
+	for _, table := range []string{"a", "b"} {
+		expectEachIDOnce(t, kafkaAddr, "eos-"+table, perTable)
+	}
+	// Two rounds: the first generation's (nothing to fence, a record),
+	// and the second's, written once both producers were fenced out.
+	eventually(t, "two task count records", func() bool {
+		return countRecords(t, kafkaAddr, "connect-configs", "tasks-fencing-jdbc", `{"task-count":2}`) == 2
+	})
+}
+
+// countRecords counts the records of a topic (read_committed) with this
+// key and value.
+func countRecords(t *testing.T, kafkaAddr, topic, key, value string) int {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(kafkaAddr), kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {0: kgo.NewOffset().AtStart()}}),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	end := endOffsetAt(t, kafkaAddr, topic)
+	n := 0
+	for last := int64(-1); last < end-2; {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		fs := cl.PollFetches(ctx)
+		cancel()
+		if fs.Empty() {
+			break
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			last = r.Offset
+			if string(r.Key) == key && string(r.Value) == value {
+				n++
+			}
+		})
+	}
+	return n
+}
+
+// expectEachIDOnce reads topic with a read_committed consumer and checks
+// that its records' ids are 1 to total, each once, in order.
+func expectEachIDOnce(t *testing.T, kafkaAddr, topic string, total int) {
+	t.Helper()
+	var ids []int64
+	for _, v := range readCommitted(t, kafkaAddr, topic, total) {
+		var rec struct{ ID int64 }
+		if err := json.Unmarshal([]byte(v), &rec); err != nil {
+			t.Fatalf("%s: record %s: %v", topic, v, err)
+		}
+		ids = append(ids, rec.ID)
+	}
+	if len(ids) != total {
+		t.Errorf("%s: a read_committed consumer read %d rows, want %d", topic, len(ids), total)
+	}
+	for i, id := range ids {
+		if id != int64(i+1) {
+			t.Fatalf("%s: row %d has id %d, want %d (a duplicate or a gap)", topic, i, id, i+1)
 		}
 	}
 }
@@ -170,4 +424,100 @@ func endOffsetAt(t *testing.T, addr, topic string) int64 {
 	var sum int64
 	ends.Each(func(o kadm.ListedOffset) { sum += o.Offset })
 	return sum
+}
+
+// The internal PUT /connectors/{name}/fence of a cluster with exactly-once
+// source support: signed with the session key, sent to a follower, it is
+// forwarded to the leader, which fences and records the round; Kafka's
+// refusals otherwise. The preflight checks of such a worker take
+// exactly.once.support=required for a connector that supports it.
+func TestExactlyOnceFenceEndpoint(t *testing.T) {
+	c := startCluster(t, 2, map[string]string{"exactly.once.source.support": "enabled"})
+	w0, w1 := c.healthy(0), c.healthy(1)
+	in := filepath.Join(t.TempDir(), "in.txt")
+	writeLines(t, in, "a", "b")
+	w0.must(201, "POST", "/connectors", jsonString(map[string]any{"name": "src", "config": map[string]string{
+		"connector.class": "FileStreamSource", "file": in, "topic": "eos", "exactly.once.support": "required",
+	}}))
+	w0.must(201, "POST", "/connectors", jsonString(map[string]any{"name": "sink", "config": map[string]string{
+		"connector.class": "FileStreamSink", "file": in + ".out", "topics": "eos",
+	}}))
+	eventually(t, "the source running", func() bool { return w0.state("src") == "RUNNING/RUNNING" })
+	key := sessionKey(t, c.broker.Addr())
+	fence := func(w *Distributed, name string, signed bool) (int, string) {
+		req, err := http.NewRequest("PUT", "http://"+w.RESTAddr+"/connectors/"+name+"/fence", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if signed {
+			mac := hmac.New(sha256.New, key)
+			req.Header.Set("X-Connect-Authorization", base64.StdEncoding.EncodeToString(mac.Sum(nil)))
+			req.Header.Set("X-Connect-Request-Signature-Algorithm", "HmacSHA256")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for _, w := range c.workers {
+		if code, body := fence(w, "src", true); code != 204 {
+			t.Errorf("signed fence through %s: %d %s", w.RESTAddr, code, body)
+		}
+	}
+	for _, f := range []struct {
+		name   string
+		signed bool
+		code   int
+		msg    string
+	}{
+		{"src", false, 400, "Internal request missing required signature"},
+		{"nope", true, 404, "Connector nope not found"},
+		{"sink", true, 400, "Connector sink is not a source connector"},
+	} {
+		code, body := fence(c.workers[1], f.name, f.signed)
+		if code != f.code || !strings.Contains(body, f.msg) {
+			t.Errorf("fence %s (signed %v): %d %s, want %d %q", f.name, f.signed, code, body, f.code, f.msg)
+		}
+	}
+	body := w1.must(200, "PUT", "/connector-plugins/FileStreamSource/config/validate", jsonString(map[string]string{
+		"connector.class": "FileStreamSource", "name": "x", "file": in, "topic": "t", "exactly.once.support": "required", "transaction.boundary": "interval",
+	}))
+	if !strings.Contains(body, `"error_count":0`) {
+		t.Errorf("an exactly-once worker's preflight checks: %s", body)
+	}
+}
+
+// Exactly-once is a distributed-mode feature: a standalone worker asked
+// for it does not start, and refuses a connector that requires it, with
+// Kafka's message.
+func TestStandaloneRefusesExactlyOnce(t *testing.T) {
+	dir := t.TempDir()
+	props := map[string]string{
+		"listeners": "http://127.0.0.1:0", "embedded.kafka.listeners": "127.0.0.1:0",
+		"embedded.kafka.data.dir": filepath.Join(dir, "kafka"), "offset.storage.file.filename": filepath.Join(dir, "connect.offsets"),
+		"exactly.once.source.support": "enabled",
+	}
+	if s, err := StartStandalone(context.Background(), props, nil, builtin.Plugins(), logging.NewRegistry(io.Discard)); err == nil {
+		s.Close()
+		t.Fatal("a standalone worker started with exactly.once.source.support=enabled")
+	} else if want := "Invalid value enabled for configuration exactly.once.source.support: Kafka Connect in standalone mode does not support exactly-once source connectors."; err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
+	}
+	w := startWorker(t, dir, map[string]string{"exactly.once.source.support": "disabled"})
+	config := jsonString(map[string]any{"name": "src", "config": map[string]string{
+		"connector.class": "FileStreamSource", "file": filepath.Join(dir, "in.txt"), "topic": "t", "exactly.once.support": "required",
+	}})
+	if msg := errorMessage(t, w.must(400, "POST", "/connectors", config)); !strings.Contains(msg, "Kafka Connect in standalone mode does not support exactly-once source connectors.") {
+		t.Errorf("create with exactly.once.support=required: %q", msg)
+	}
+	// The validate endpoint puts the error on the key.
+	body := w.must(200, "PUT", "/connector-plugins/FileStreamSource/config/validate", jsonString(map[string]string{
+		"connector.class": "FileStreamSource", "name": "src", "file": filepath.Join(dir, "in.txt"), "topic": "t", "exactly.once.support": "required",
+	}))
+	if !strings.Contains(body, `"name":"exactly.once.support","value":"required","recommended_values":[],"errors":["Kafka Connect in standalone mode does not support exactly-once source connectors."]`) {
+		t.Errorf("validate: %s", body)
+	}
 }

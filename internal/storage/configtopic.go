@@ -263,7 +263,7 @@ func (c *ConfigTopic) PutConnectorConfig(ctx context.Context, name string, cfg m
 		kvs = append(kvs, KeyValue{Key: []byte(TargetStateKey(name)), Value: v})
 	}
 	kvs = append(kvs, KeyValue{Key: []byte(ConnectorConfigKey(name)), Value: EncodeConnectorConfig(cfg)})
-	if err := c.log.SendAllAndRead(ctx, kvs); err != nil {
+	if err := c.log.SendPrivilegedAndRead(ctx, kvs); err != nil {
 		return fmt.Errorf("writing connector configuration to Kafka: %w", err)
 	}
 	return nil
@@ -275,7 +275,7 @@ func (c *ConfigTopic) RemoveConnector(ctx context.Context, name string) error {
 	ctx, cancel := withDefaultTimeout(ctx)
 	defer cancel()
 	kvs := []KeyValue{{Key: []byte(ConnectorConfigKey(name))}, {Key: []byte(TargetStateKey(name))}}
-	if err := c.log.SendAllAndRead(ctx, kvs); err != nil {
+	if err := c.log.SendPrivilegedAndRead(ctx, kvs); err != nil {
 		return fmt.Errorf("removing connector configuration from Kafka: %w", err)
 	}
 	return nil
@@ -312,7 +312,7 @@ func (c *ConfigTopic) PutTaskConfigsBatch(ctx context.Context, writes []TaskConf
 		}
 		kvs = append(kvs, KeyValue{Key: []byte(TaskCommitKey(w.Connector)), Value: EncodeTaskCommit(len(w.Configs))})
 	}
-	if err := c.log.SendAllAndRead(ctx, kvs); err != nil {
+	if err := c.log.SendPrivilegedAndRead(ctx, kvs); err != nil {
 		return fmt.Errorf("writing task configurations to Kafka: %w", err)
 	}
 	return nil
@@ -361,14 +361,24 @@ func (c *ConfigTopic) PutLoggerLevel(ctx context.Context, namespace, level strin
 	return nil
 }
 
+// sendAndRead writes one of the leader's records and reads the topic to
+// its end.
 func (c *ConfigTopic) sendAndRead(ctx context.Context, key string, value []byte, what string) error {
 	ctx, cancel := withDefaultTimeout(ctx)
 	defer cancel()
-	if err := c.log.Send(ctx, []byte(key), value); err != nil {
+	if err := c.log.SendPrivilegedAndRead(ctx, []KeyValue{{Key: []byte(key), Value: value}}); err != nil {
 		return fmt.Errorf("writing %s to Kafka: %w", what, err)
 	}
 	return c.log.ReadToEnd(ctx)
 }
+
+// ClaimWritePrivileges claims, for a new leader, the transactional id its
+// writes use when the store has one (exactly.once.source.support preparing
+// or enabled), fencing out the writes of any earlier leader.
+func (c *ConfigTopic) ClaimWritePrivileges(ctx context.Context) error { return c.log.ClaimWrites(ctx) }
+
+// RelinquishWritePrivileges drops them, for a worker no longer leading.
+func (c *ConfigTopic) RelinquishWritePrivileges() { c.log.ReleaseWrites() }
 
 func withDefaultTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
 	if _, ok := ctx.Deadline(); ok {

@@ -56,6 +56,10 @@ type KafkaLogConfig struct {
 	// transactions open at the call to end, as Kafka's KafkaBasedLog
 	// does, so that what it returns after is what is committed.
 	ReadCommitted bool
+	// TransactionalID, when set, is the id of the transactional producer
+	// SendPrivilegedAndRead writes with (the config topic's leader writes
+	// when exactly-once source support is on or being prepared).
+	TransactionalID string
 }
 
 // KeyValue is one record to write. A nil Value is a tombstone.
@@ -79,6 +83,10 @@ type KafkaLog struct {
 	log        *slog.Logger
 	cl         *kgo.Client
 	adm        *kadm.Client
+
+	// txn writes the privileged records, when the log has a
+	// transactional id.
+	txn txnWriter
 
 	runCtx    context.Context
 	runCancel context.CancelFunc
@@ -133,6 +141,9 @@ func NewKafkaLog(cfg KafkaLogConfig) (*KafkaLog, error) {
 		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
 	}
 	opts = append(opts, cfg.ClientOpts...)
+	txnOpts := []kgo.Opt{kgo.SeedBrokers(cfg.Seeds...), kgo.RecordPartitioner(partitioner), kgo.ProducerLinger(0),
+		kgo.TransactionalID(cfg.TransactionalID), kgo.RequiredAcks(kgo.AllISRAcks())}
+	txnOpts = append(txnOpts, cfg.ClientOpts...)
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		return nil, fmt.Errorf("storage: creating Kafka client for topic %q: %w", cfg.Topic, err)
@@ -151,6 +162,7 @@ func NewKafkaLog(cfg KafkaLogConfig) (*KafkaLog, error) {
 		done:       make(chan struct{}),
 		pos:        map[int32]int64{},
 		waiters:    map[*logWaiter]struct{}{},
+		txn:        txnWriter{id: cfg.TransactionalID, opts: txnOpts},
 	}, nil
 }
 
@@ -304,6 +316,114 @@ func (l *KafkaLog) SendAllAndRead(ctx context.Context, records []KeyValue) error
 	return l.wait(ctx, w)
 }
 
+// txnWriter is the transactional producer of a log's privileged writes,
+// as Kafka's KafkaConfigBackingStore keeps its "fencable producer": made
+// when its writer claims the id, which fences out the previous holder (a
+// leader that does not know it lost the lead), and dropped when a write
+// fails, as one fenced out can write no more.
+type txnWriter struct {
+	id   string
+	opts []kgo.Opt
+	mu   sync.Mutex // one privileged write at a time; guards cl
+	cl   *kgo.Client
+}
+
+// ClaimWrites creates the log's transactional producer, if it has a
+// transactional id and none is made, and claims the id, fencing out any
+// other producer of it.
+func (l *KafkaLog) ClaimWrites(ctx context.Context) error {
+	if l.txn.id == "" {
+		return nil
+	}
+	l.txn.mu.Lock()
+	defer l.txn.mu.Unlock()
+	return l.claimLocked(ctx)
+}
+
+func (l *KafkaLog) claimLocked(ctx context.Context) error {
+	if l.txn.cl != nil {
+		return nil
+	}
+	cl, err := kgo.NewClient(l.txn.opts...)
+	if err != nil {
+		return err
+	}
+	if _, _, err := cl.ProducerID(ctx); err != nil {
+		cl.Close()
+		return fmt.Errorf("claiming transactional id %s for writing to topic %q: %w", l.txn.id, l.topic, err)
+	}
+	l.txn.cl = cl
+	return nil
+}
+
+// ReleaseWrites drops the transactional producer, if any.
+func (l *KafkaLog) ReleaseWrites() {
+	l.txn.mu.Lock()
+	defer l.txn.mu.Unlock()
+	l.dropTxnLocked()
+}
+
+func (l *KafkaLog) dropTxnLocked() {
+	if l.txn.cl != nil {
+		l.txn.cl.Close()
+		l.txn.cl = nil
+	}
+}
+
+// SendPrivilegedAndRead is SendAllAndRead for the writes only a leader
+// makes: with a transactional id, the records are written in one
+// transaction of the log's transactional producer (claimed first if it is
+// not); a failure drops that producer, to be claimed again by the next
+// write.
+func (l *KafkaLog) SendPrivilegedAndRead(ctx context.Context, records []KeyValue) error {
+	if l.txn.id == "" {
+		return l.SendAllAndRead(ctx, records)
+	}
+	if err := l.checkRunning(); err != nil {
+		return err
+	}
+	l.txn.mu.Lock()
+	next, err := l.sendTxnLocked(ctx, records)
+	if errors.Is(err, kerr.InvalidProducerEpoch) || errors.Is(err, kerr.ProducerFenced) {
+		// Another worker claimed the id while it led the cluster for a
+		// generation, and this one leads again: it claims it back, as
+		// Kafka's leader does on its next tick, and writes once more.
+		l.dropTxnLocked()
+		next, err = l.sendTxnLocked(ctx, records)
+	}
+	if err != nil {
+		l.dropTxnLocked()
+	}
+	l.txn.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("writing to topic %q in a transaction of %s: %w", l.topic, l.txn.id, err)
+	}
+	l.mu.Lock()
+	w := l.addWaiterLocked(next)
+	l.mu.Unlock()
+	return l.wait(ctx, w)
+}
+
+func (l *KafkaLog) sendTxnLocked(ctx context.Context, records []KeyValue) (map[int32]int64, error) {
+	if err := l.claimLocked(ctx); err != nil {
+		return nil, err
+	}
+	cl := l.txn.cl
+	if err := cl.BeginTransaction(); err != nil {
+		return nil, err
+	}
+	next, err := produceWith(ctx, cl, l.topic, records)
+	if err != nil {
+		_ = cl.AbortBufferedRecords(ctx)
+		_ = cl.EndTransaction(ctx, kgo.TryAbort)
+		return nil, err
+	}
+	if err := cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		return nil, err
+	}
+	return next, nil
+}
+
 // Close flushes buffered writes (for at most 10 s), stops the reader and
 // closes the client. Waiting calls return ErrLogClosed.
 func (l *KafkaLog) Close() {
@@ -323,6 +443,7 @@ func (l *KafkaLog) Close() {
 	}
 	cancel()
 	l.runCancel()
+	l.ReleaseWrites()
 	l.cl.Close()
 	if running {
 		<-l.done
@@ -350,6 +471,16 @@ func (l *KafkaLog) produce(ctx context.Context, records []KeyValue) (map[int32]i
 	if closed {
 		return nil, ErrLogClosed
 	}
+	next, err := produceWith(ctx, l.cl, l.topic, records)
+	if err != nil {
+		return nil, fmt.Errorf("writing to topic %q: %w", l.topic, err)
+	}
+	return next, nil
+}
+
+// produceWith writes records to topic with cl and returns, per partition,
+// the offset after the last record written there.
+func produceWith(ctx context.Context, cl *kgo.Client, topic string, records []KeyValue) (map[int32]int64, error) {
 	var (
 		wg       sync.WaitGroup
 		mu       sync.Mutex
@@ -358,8 +489,8 @@ func (l *KafkaLog) produce(ctx context.Context, records []KeyValue) (map[int32]i
 	)
 	for _, kv := range records {
 		wg.Add(1)
-		rec := &kgo.Record{Topic: l.topic, Key: kv.Key, Value: kv.Value}
-		l.cl.Produce(ctx, rec, func(r *kgo.Record, err error) {
+		rec := &kgo.Record{Topic: topic, Key: kv.Key, Value: kv.Value}
+		cl.Produce(ctx, rec, func(r *kgo.Record, err error) {
 			defer wg.Done()
 			mu.Lock()
 			defer mu.Unlock()
@@ -375,10 +506,7 @@ func (l *KafkaLog) produce(ctx context.Context, records []KeyValue) (map[int32]i
 		})
 	}
 	wg.Wait()
-	if firstErr != nil {
-		return nil, fmt.Errorf("writing to topic %q: %w", l.topic, firstErr)
-	}
-	return next, nil
+	return next, firstErr
 }
 
 // listOffsets lists the start or end offsets of every partition, retrying
