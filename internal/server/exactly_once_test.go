@@ -6,17 +6,20 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/connectd/connectd/connect"
 	"github.com/connectd/connectd/internal/builtin"
 	"github.com/connectd/connectd/internal/logging"
 	"github.com/connectd/connectd/internal/servertest"
@@ -519,5 +522,124 @@ func TestStandaloneRefusesExactlyOnce(t *testing.T) {
 	}))
 	if !strings.Contains(body, `"name":"exactly.once.support","value":"required","recommended_values":[],"errors":["Kafka Connect in standalone mode does not support exactly-once source connectors."]`) {
 		t.Errorf("validate: %s", body)
+	}
+}
+
+// txnSource is a source connector whose task sets its own transaction
+// boundaries (transaction.boundary=connector): records r-0 to r-39 in
+// batches of 5, a commit after each record whose number ends in 9, and an
+// abort after r-24. Its offsets are {"n": next record}.
+type txnSource struct{}
+
+func (*txnSource) Version() string                                         { return "test" }
+func (*txnSource) Config() *connect.ConfigDef                              { return connect.NewConfigDef() }
+func (*txnSource) Start(connect.ConnectorContext, map[string]string) error { return nil }
+func (*txnSource) TaskConfigs(int) ([]map[string]string, error)            { return []map[string]string{{}}, nil }
+func (*txnSource) Stop() error                                             { return nil }
+func (*txnSource) TaskClass() string                                       { return "test.TxnSourceTask" }
+func (*txnSource) NewTask() connect.SourceTask                             { return &txnSourceTask{} }
+func (*txnSource) ExactlyOnceSupport(map[string]string) connect.ExactlyOnceSupport {
+	return connect.ExactlyOnceSupported
+}
+func (*txnSource) CanDefineTransactionBoundaries(map[string]string) bool { return true }
+
+type txnSourceTask struct {
+	txn  connect.TransactionContext
+	next int64
+}
+
+func (*txnSourceTask) Version() string { return "test" }
+func (t *txnSourceTask) Start(ctx connect.SourceTaskContext, _ map[string]string) error {
+	t.txn = ctx.TransactionContext()
+	if t.txn == nil {
+		return errors.New("no transaction context with transaction.boundary=connector")
+	}
+	off, err := ctx.Offset(map[string]any{"source": "txn"})
+	if err != nil {
+		return err
+	}
+	if n, ok := off["n"].(int64); ok {
+		t.next = n
+	}
+	return nil
+}
+
+func (t *txnSourceTask) Poll(ctx context.Context) ([]*connect.SourceRecord, error) {
+	if t.next >= 40 {
+		select {
+		case <-ctx.Done():
+		case <-time.After(50 * time.Millisecond):
+		}
+		return nil, nil
+	}
+	var recs []*connect.SourceRecord
+	for range 5 {
+		n := t.next
+		t.next++
+		rec := &connect.SourceRecord{
+			SourcePartition: map[string]any{"source": "txn"}, SourceOffset: map[string]any{"n": t.next},
+			Topic: "txn", ValueSchema: connect.StringSchema, Value: fmt.Sprintf("r-%d", n),
+		}
+		switch {
+		case n == 24:
+			t.txn.AbortTransactionAfter(rec)
+		case n%10 == 9:
+			t.txn.CommitTransactionAfter(rec)
+		}
+		recs = append(recs, rec)
+	}
+	return recs, nil
+}
+
+func (*txnSourceTask) Stop() error { return nil }
+
+// Connector-defined transaction boundaries: what the task commits is
+// visible to a read_committed consumer, what it aborts never is, and the
+// aborted records' offsets are committed all the same, so that a restart
+// does not read them again.
+func TestExactlyOnceConnectorDefinedBoundaries(t *testing.T) {
+	plugin := connect.Plugin{Class: "test.TxnSource", Type: connect.PluginSource, Version: "test", New: func() any { return &txnSource{} }}
+	c := startCluster(t, 1, map[string]string{"exactly.once.source.support": "enabled"}, plugin)
+	w := c.healthy(0)
+	w.must(201, "POST", "/connectors", jsonString(map[string]any{"name": "txn", "config": map[string]string{
+		"connector.class": "test.TxnSource", "exactly.once.support": "required", "transaction.boundary": "connector",
+	}}))
+	var want []string
+	for n := range 40 {
+		if n < 20 || n >= 25 {
+			want = append(want, fmt.Sprintf("r-%d", n))
+		}
+	}
+	if got := readCommitted(t, c.broker.Addr(), "txn", len(want)); !slices.Equal(got, want) {
+		t.Fatalf("a read_committed consumer read %v,\nwant %v", got, want)
+	}
+	eventually(t, "the offset after r-39", func() bool {
+		_, body := w.do("GET", "/connectors/txn/offsets", "")
+		return strings.Contains(body, `"offset":{"n":40}`)
+	})
+	w.must(202, "POST", "/connectors/txn/restart?includeTasks=true", "")
+	eventually(t, "the task running again", func() bool { return w.state("txn") == "RUNNING/RUNNING" })
+	if got := readCommitted(t, c.broker.Addr(), "txn", len(want)); !slices.Equal(got, want) {
+		t.Fatalf("after a restart, a read_committed consumer read %v", got)
+	}
+}
+
+// transaction.boundary=interval: transactions end every interval, also
+// while the source has nothing new, so that what it sent becomes visible
+// within an interval.
+func TestExactlyOnceIntervalBoundary(t *testing.T) {
+	c := startCluster(t, 1, map[string]string{"exactly.once.source.support": "enabled"})
+	w := c.healthy(0)
+	writer := &lineWriter{path: filepath.Join(t.TempDir(), "in.txt")}
+	writer.write(t, 1_000)
+	w.must(201, "POST", "/connectors", jsonString(map[string]any{"name": "src", "config": map[string]string{
+		"connector.class": "FileStreamSource", "file": writer.path, "topic": "eos-lines",
+		"transaction.boundary": "interval", "transaction.boundary.interval.ms": "300",
+	}}))
+	expectEachLineOnce(t, c.broker.Addr(), "eos-lines", 1_000)
+	writer.write(t, 500)
+	expectEachLineOnce(t, c.broker.Addr(), "eos-lines", 1_500)
+	if body := w.must(200, "GET", "/metrics", ""); !strings.Contains(body, `kafka_connect_source_task_transaction_size_max{connector="src",task="0"}`) {
+		t.Errorf("no transaction sizes in the metrics")
 	}
 }

@@ -230,7 +230,7 @@ func (s *sourceTask) sendTxn(b *sendBatch) error {
 		case b.pause && t.boundary == boundaryConnector:
 			// Kafka's final commit at a pause: what the task asked.
 			if b.req.abortBatch {
-				if err := s.abortTxn(); err != nil {
+				if err := s.abortTxn(false); err != nil {
 					return err
 				}
 				return s.commitTxn()
@@ -280,7 +280,7 @@ func (s *sourceTask) sendTxn(b *sendBatch) error {
 		}
 		switch {
 		case b.req.abortOn[rec]:
-			if err := s.abortTxn(); err != nil {
+			if err := s.abortTxn(false); err != nil {
 				return err
 			}
 			// The aborted records' offsets are committed, so that the
@@ -299,7 +299,7 @@ func (s *sourceTask) sendTxn(b *sendBatch) error {
 	}
 	switch {
 	case b.req.abortBatch:
-		if err := s.abortTxn(); err != nil {
+		if err := s.abortTxn(false); err != nil {
 			return err
 		}
 		return s.commitTxn()
@@ -398,17 +398,24 @@ func (s *sourceTask) afterCommit() {
 
 // abortTxn aborts the open transaction: what the task sent in it is never
 // seen by a read_committed consumer. Its offsets stay noted, for the next
-// commit (an abort the task asked for) or for nothing (a failure).
-func (s *sourceTask) abortTxn() error {
+// commit (an abort the task asked for) or for nothing (a failure, where
+// the records still buffered are dropped rather than waited for).
+func (s *sourceTask) abortTxn(failing bool) error {
 	t := s.txn
 	if !t.open {
-		s.log.Warn("Ignoring request by task to abort transaction as the current transaction is empty")
+		if !failing {
+			s.log.Warn("Ignoring request by task to abort transaction as the current transaction is empty")
+		}
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.w.cfg.OffsetFlushTimeout+time.Minute)
 	defer cancel()
-	if err := s.client.AbortBufferedRecords(ctx); err != nil {
-		return s.txnError("aborting the transaction's records", err)
+	flush := s.client.Flush
+	if failing {
+		flush = s.client.AbortBufferedRecords
+	}
+	if err := flush(ctx); err != nil {
+		return s.txnError("ending the transaction's records", err)
 	}
 	if err := s.client.EndTransaction(ctx, kgo.TryAbort); err != nil {
 		return s.txnError("aborting the transaction", err)
@@ -438,7 +445,7 @@ func (s *sourceTask) finishTxn(failed bool) error {
 		return s.commitTxn()
 	}
 	if t.open {
-		if err := s.abortTxn(); err != nil && !failed {
+		if err := s.abortTxn(failed); err != nil && !failed {
 			return err
 		}
 	}
