@@ -148,5 +148,8 @@ func (c *Connector) ExactlyOnceSupport(map[string]string) connect.ExactlyOnceSup
 	return connect.ExactlyOnceSupported
 }
 
-// CanDefineTransactionBoundaries implements connect.ExactlyOnceSource.
-func (c *Connector) CanDefineTransactionBoundaries(map[string]string) bool { return false }
+// CanDefineTransactionBoundaries implements connect.ExactlyOnceSource:
+// with transaction.boundary=connector, each database transaction's change
+// events (and each snapshot batch, each heartbeat) are one Kafka
+// transaction.
+func (c *Connector) CanDefineTransactionBoundaries(map[string]string) bool { return true }

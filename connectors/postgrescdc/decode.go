@@ -115,7 +115,13 @@ func (t *Task) handle(ev walEvent) error {
 		t.resume.midTx = false
 		t.tx = txState{}
 		if len(t.held) > 0 {
-			t.held[len(t.held)-1].SourceOffset = t.pos.offset()
+			last := t.held[len(t.held)-1]
+			last.SourceOffset = t.pos.offset()
+			// transaction.boundary=connector: a database transaction
+			// is one Kafka transaction.
+			if txn := t.ctx.TransactionContext(); txn != nil {
+				txn.CommitTransactionAfter(last)
+			}
 			t.out = append(t.out, t.held...)
 			t.held = t.held[:0]
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/connectd/connectd/connectors/postgrescdc"
 	"github.com/connectd/connectd/converters"
+	"github.com/connectd/connectd/internal/embedded"
 	"github.com/connectd/connectd/internal/logging"
 	"github.com/connectd/connectd/internal/server"
 	"github.com/connectd/connectd/internal/servertest"
@@ -210,4 +211,81 @@ func (w *worker) must(want int, method, path, body string) string {
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	servertest.Eventually(t, what, 45*time.Second, cond)
+}
+
+// Exactly once, in a cluster with exactly-once source support and
+// transaction.boundary=connector: each database transaction's events are
+// one Kafka transaction (the snapshot's batch another), which a
+// read_committed consumer sees whole, and the task's metrics count.
+func TestExactlyOnceDatabaseTransactions(t *testing.T) {
+	db := postgrescdc.NewTestDB(t)
+	db.Exec(`CREATE TABLE items (id int PRIMARY KEY, name text NOT NULL)`)
+	db.Exec(`INSERT INTO items VALUES (1, 'a'), (2, 'b')`)
+	dir := t.TempDir()
+	b, err := embedded.Start(embedded.Config{Listen: "127.0.0.1:0", DataDir: filepath.Join(dir, "kafka")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	d, err := server.StartDistributed(context.Background(), map[string]string{
+		"bootstrap.servers": b.Addr(), "listeners": "http://127.0.0.1:0", "group.id": "eos-cdc",
+		"config.storage.topic": "c", "offset.storage.topic": "o", "status.storage.topic": "s",
+		"config.storage.replication.factor": "1", "offset.storage.replication.factor": "1", "status.storage.replication.factor": "1",
+		"exactly.once.source.support": "enabled",
+		"key.converter":               "org.apache.kafka.connect.json.JsonConverter", "key.converter.schemas.enable": "false",
+		"value.converter": "org.apache.kafka.connect.json.JsonConverter", "value.converter.schemas.enable": "true",
+	}, append(postgrescdc.Plugins(), converters.Plugins()...), logging.NewRegistry(io.Discard))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.Close)
+	rest := servertest.REST{T: t, Addr: d.RESTAddr}
+	cfg := db.Config("shop", "eos_slot")
+	cfg["connector.class"] = "PostgresConnector"
+	cfg["exactly.once.support"] = "required"
+	cfg["transaction.boundary"] = "connector"
+	body, _ := json.Marshal(map[string]any{"name": "cdc", "config": cfg})
+	eventually(t, "the connector created", func() bool {
+		code, _ := rest.Do("POST", "/connectors", string(body))
+		return code == 201
+	})
+	eventually(t, "RUNNING", func() bool {
+		_, body := rest.Do("GET", "/connectors/cdc/status", "")
+		return strings.Count(body, `"RUNNING"`) == 2
+	})
+	db.Exec(`BEGIN; INSERT INTO items SELECT g, 'x' FROM generate_series(3, 5) g; COMMIT`)
+	db.Exec(`BEGIN; INSERT INTO items SELECT g, 'y' FROM generate_series(6, 12) g; COMMIT`)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.ConsumeTopics("shop.public.items"),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+	defer cancel()
+	var ids []float64
+	for len(ids) < 12 && ctx.Err() == nil {
+		cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) {
+			var v struct {
+				Payload struct {
+					After struct{ ID float64 } `json:"after"`
+				} `json:"payload"`
+			}
+			if err := json.Unmarshal(r.Value, &v); err != nil {
+				t.Fatalf("value %s: %v", r.Value, err)
+			}
+			ids = append(ids, v.Payload.After.ID)
+		})
+	}
+	for i, id := range ids {
+		if id != float64(i+1) {
+			t.Fatalf("ids %v", ids)
+		}
+	}
+	// Transactions of 2 (the snapshot's batch), 3 and 7 records.
+	eventually(t, "the transaction sizes", func() bool {
+		_, m := rest.Do("GET", "/metrics", "")
+		return strings.Contains(m, `kafka_connect_source_task_transaction_size_max{connector="cdc",task="0"} 7`) &&
+			strings.Contains(m, `kafka_connect_source_task_transaction_size_min{connector="cdc",task="0"} 2`)
+	})
 }

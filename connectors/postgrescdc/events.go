@@ -148,12 +148,15 @@ func (t *Task) truncateRecord(tbl *tableInfo, si *sourceInfo) *connect.SourceRec
 	}
 }
 
-// heartbeat returns a heartbeat record carrying offset.
+// heartbeat returns a heartbeat record carrying offset, which is a
+// committed position: with transaction.boundary=connector its own Kafka
+// transaction ends after it, so that an idle database's heartbeats do not
+// hold one open.
 func (t *Task) heartbeat(offset map[string]any) *connect.SourceRecord {
 	k := connect.NewStruct(heartbeatKeySchema).Put("serverName", t.cfg.prefix)
 	v := connect.NewStruct(heartbeatValueSchema).Put("ts_ms", time.Now().UnixMilli())
 	zero := int32(0)
-	return &connect.SourceRecord{
+	rec := &connect.SourceRecord{
 		SourcePartition: t.partition,
 		SourceOffset:    offset,
 		Topic:           t.cfg.heartbeatTopicStr,
@@ -163,4 +166,8 @@ func (t *Task) heartbeat(offset map[string]any) *connect.SourceRecord {
 		ValueSchema:     heartbeatValueSchema,
 		Value:           v,
 	}
+	if txn := t.ctx.TransactionContext(); txn != nil {
+		txn.CommitTransactionAfter(rec)
+	}
+	return rec
 }

@@ -178,6 +178,11 @@ func (t *Task) pollSnapshot(ctx context.Context) ([]*connect.SourceRecord, error
 		s.emitted++
 		s.cur = nxt
 	}
+	// transaction.boundary=connector: a snapshot's batch is a Kafka
+	// transaction.
+	if txn := t.ctx.TransactionContext(); txn != nil && len(out) > 0 {
+		txn.CommitTransaction()
+	}
 	if s.cur == nil {
 		if err := t.endSnapshot(); err != nil {
 			return out, err
