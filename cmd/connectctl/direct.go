@@ -21,7 +21,42 @@ import (
 const (
 	defaultOffsetsTopic = "connect-offsets"
 	defaultStatusTopic  = "connect-status"
+	defaultConfigTopic  = "connect-configs"
 )
+
+// ownOffsetsTopic is kf, or with no --offsets-topic given and a connector
+// that names an offsets topic of its own (offsets.storage.topic, KIP-618)
+// in the workers' config topic, kf with that topic: where its workers
+// read its offsets first.
+func (a *app) ownOffsetsTopic(ctx context.Context, kf *kafkaFlags, name string) *kafkaFlags {
+	if kf.offsetsTopic != "" || kf.configTopic == "" {
+		return kf
+	}
+	opts, seeds, err := a.kafkaOpts(kf)
+	if err != nil {
+		return kf
+	}
+	ctx, cancel := context.WithTimeout(ctx, a.timeout)
+	defer cancel()
+	config, err := directoffsets.ConnectorConfig(ctx, directoffsets.Config{Seeds: seeds, ClientOpts: opts[1:]}, kf.configTopic, name)
+	switch {
+	case errors.Is(err, directoffsets.ErrTopicNotFound):
+		// Not a cluster with this config topic: the offsets topic is
+		// the one named for the workers.
+		return kf
+	case err != nil:
+		fmt.Fprintf(a.stderr, "warning: cannot read the config topic %s to find whether %s has an offsets topic of its own: %v\n", kf.configTopic, name, err)
+		return kf
+	}
+	topic := config["offsets.storage.topic"]
+	if topic == "" {
+		return kf
+	}
+	fmt.Fprintf(a.stderr, "connector %s keeps its offsets in a topic of its own: %s (offsets.storage.topic)\n", name, topic)
+	k := *kf
+	k.offsetsTopic = topic
+	return &k
+}
 
 // directStore is the offsets topic of --direct.
 type directStore struct {
@@ -93,7 +128,8 @@ func (d *directStore) explain(err error) error {
 }
 
 // directBackend changes offsets in the offsets topic.
-func (a *app) directBackend(name string, kf *kafkaFlags) (*backend, error) {
+func (a *app) directBackend(ctx context.Context, name string, kf *kafkaFlags) (*backend, error) {
+	kf = a.ownOffsetsTopic(ctx, kf, name)
 	d, err := a.directStore(kf)
 	if err != nil {
 		return nil, err

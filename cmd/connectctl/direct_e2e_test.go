@@ -106,3 +106,31 @@ func TestDirectMode(t *testing.T) {
 	r = c.fail(append([]string{"offsets", "get", "src", "--offsets-topic", "nope"}, direct...)...)
 	mustContain(t, "missing topic", r.stderr, "hint: name the workers' offset.storage.topic with --offsets-topic")
 }
+
+// A connector with an offsets topic of its own (offsets.storage.topic):
+// direct mode finds it in the workers' config topic and reads and writes
+// the offsets there, as the workers do.
+func TestDirectModeOwnOffsetsTopic(t *testing.T) {
+	t.Parallel()
+	bootstrap := startBroker(t)
+	d := distributed(t, bootstrap)
+	url := "http://" + d.RESTAddr
+	c := newCLI(t, url)
+	rc := restClient(t, url)
+	in := filepath.Join(t.TempDir(), "in.txt")
+	writeLines(t, in, lineRange(1, 10)...)
+	c.ok("apply", "-f", writeFile(t, "src.properties", "name=src\nconnector.class=FileStreamSource\ntopic=lines\noffsets.storage.topic=src-offsets\nfile="+in+"\n"))
+	newConsumer(t, bootstrap, "lines").until(10)
+	eventually(t, "offset 90", func() bool { return strings.Contains(offsetsJSON(t, rc, "src"), `"position":90`) })
+	c.ok("stop", "src")
+	eventually(t, "src stopped", func() bool { return state(rc, "src") == "STOPPED" })
+
+	r := c.ok("offsets", "get", "src", "--direct", "--bootstrap-server", bootstrap)
+	mustContain(t, "offsets get --direct", r.stdout, `{"position":90}`)
+	mustContain(t, "offsets get --direct", r.stderr, "connector src keeps its offsets in a topic of its own: src-offsets (offsets.storage.topic)")
+	c.ok("offsets", "set", "src", "--direct", "--bootstrap-server", bootstrap, "--yes",
+		"--partition", fmt.Sprintf(`{"filename":%q}`, in), "--offset", `{"position":45}`)
+	eventually(t, "the worker reads the offset written in the connector's topic", func() bool {
+		return strings.Contains(offsetsJSON(t, rc, "src"), `"position":45`)
+	})
+}

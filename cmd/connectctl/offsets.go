@@ -44,6 +44,7 @@ type kafkaFlags struct {
 	kafkaConfig  string
 	direct       bool
 	offsetsTopic string
+	configTopic  string
 	statusTopic  string
 	force        bool
 }
@@ -53,7 +54,8 @@ type kafkaFlags struct {
 func (f *kafkaFlags) add(cmd *cobra.Command, changes bool) {
 	f.addConn(cmd)
 	cmd.Flags().BoolVar(&f.direct, "direct", false, "read the workers' offsets topic in Kafka instead of asking a worker (source connectors)")
-	cmd.Flags().StringVar(&f.offsetsTopic, "offsets-topic", "", "the workers' offsets topic, with --direct (default: the context's, else connect-offsets)")
+	cmd.Flags().StringVar(&f.offsetsTopic, "offsets-topic", "", "the offsets topic, with --direct (default: the connector's own offsets.storage.topic, else the context's, else connect-offsets)")
+	cmd.Flags().StringVar(&f.configTopic, "config-topic", defaultConfigTopic, "the workers' config topic, with --direct, where a connector's own offsets topic is found")
 	if changes {
 		cmd.Flags().StringVar(&f.statusTopic, "status-topic", "", "the workers' status topic, to check that the connector is not running (default: the context's, else connect-status)")
 		cmd.Flags().BoolVar(&f.force, "force", false, "with --direct, change the offsets even though the connector seems to run")
@@ -97,7 +99,7 @@ func (a *app) offsetsGetCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var offsets []client.ConnectorOffset
 			if kf.direct {
-				d, err := a.directStore(&kf)
+				d, err := a.directStore(a.ownOffsetsTopic(cmd.Context(), &kf, args[0]))
 				if err != nil {
 					return err
 				}
@@ -835,7 +837,7 @@ func afterwardsVerb(state string, cf *changeFlags) string {
 // offsets topic.
 func (a *app) backendFor(ctx context.Context, name string, kf *kafkaFlags) (*backend, error) {
 	if kf.direct {
-		return a.directBackend(name, kf)
+		return a.directBackend(ctx, name, kf)
 	}
 	c, err := a.client()
 	if err != nil {

@@ -83,6 +83,9 @@ func (a *app) commits(ctx context.Context, name string, kf *kafkaFlags, config m
 			}
 		}
 	}
+	if config == nil {
+		kf = a.ownOffsetsTopic(ctx, kf, name)
+	}
 	d, err := a.historyStore(kf, config)
 	if err != nil {
 		return nil, "", err

@@ -285,6 +285,38 @@ func Running(ctx context.Context, cfg Config, statusTopic, connector string) (bo
 	return false, nil
 }
 
+// ConnectorConfig is a connector's config as the workers' config topic
+// holds it (nil when it holds none), for finding what a worker would: the
+// connector's own offsets topic (offsets.storage.topic). cfg.Topic is not
+// used.
+func ConnectorConfig(ctx context.Context, cfg Config, configTopic, connector string) (map[string]string, error) {
+	if err := checkConfig(cfg.Seeds, configTopic); err != nil {
+		return nil, err
+	}
+	ct, err := storage.NewConfigTopic(storage.KafkaLogConfig{
+		Topic:         configTopic,
+		Seeds:         cfg.Seeds,
+		ClientOpts:    clientOpts(cfg),
+		Logger:        logger(cfg),
+		ReadCommitted: true,
+	}, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer ct.Close()
+	if err := checkTopic(ctx, ct.Log().Client(), configTopic); err != nil {
+		return nil, err
+	}
+	if err := ct.Start(ctx); err != nil {
+		return nil, fmt.Errorf("reading config topic: %w", err)
+	}
+	cs, ok := ct.Connector(connector)
+	if !ok {
+		return nil, nil
+	}
+	return cs.Config, nil
+}
+
 func logger(cfg Config) *slog.Logger {
 	if cfg.Logger != nil {
 		return cfg.Logger
@@ -321,6 +353,9 @@ func open(ctx context.Context, cfg Config, onRecord func(*kgo.Record)) (*storage
 		// Java's default partitioner puts them (storage.PartitionFor).
 		ProducerPartitioner: kgo.StickyKeyPartitioner(nil),
 		Logger:              logger(cfg),
+		// As the workers read it: the offsets an exactly-once task's
+		// aborted transaction wrote never count.
+		ReadCommitted: true,
 	})
 	if err != nil {
 		return nil, err
