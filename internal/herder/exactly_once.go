@@ -53,9 +53,10 @@ func (h *Distributed) fenceForTask(ctx context.Context, name string) error {
 		if err == nil {
 			return nil
 		}
-		// Who leads may change under a fencing: only a refusal that
-		// will stand ends the wait.
-		if e, ok := err.(*Error); ok && (e.Status == http.StatusNotFound || e.Status == http.StatusBadRequest || e.Status == http.StatusForbidden) {
+		// A rebalance (no leader yet, a leader that no longer leads, one
+		// that cannot be reached) passes: the fencing is asked again.
+		// What the leader answered otherwise fails the task, as in Kafka.
+		if e, ok := err.(*Error); ok && e.Status != http.StatusConflict {
 			return err
 		}
 		h.log.Debug("zombie fencing not done yet", "connector", name, "error", err, "retry_in", backoff)

@@ -82,7 +82,7 @@ type txnState struct {
 	// release are the batches to hand back to a RecordReleaser once the
 	// open transaction's CommitRecord calls are made.
 	release [][]*connect.SourceRecord
-	ackMu   sync.Mutex // guards acked, which producer promises fill
+	ackMu   sync.Mutex // guards acked and release, which producer promises fill
 }
 
 type ackedRecord struct {
@@ -377,18 +377,17 @@ func (s *sourceTask) commitTxn() (err error) {
 func (s *sourceTask) afterCommit() {
 	t := s.txn
 	t.ackMu.Lock()
-	acked := t.acked
-	t.acked = nil
+	acked, release := t.acked, t.release
+	t.acked, t.release = nil, nil
 	t.ackMu.Unlock()
 	for _, a := range acked {
 		if err := safeCall(func() error { return s.recordAcks.CommitRecord(a.rec, a.meta) }); err != nil {
 			s.log.Warn("commitRecord failed", "error", err)
 		}
 	}
-	for _, recs := range t.release {
+	for _, recs := range release {
 		s.release(recs)
 	}
-	t.release = nil
 	if s.committer != nil {
 		if err := safeCall(s.committer.Commit); err != nil {
 			s.log.Warn("task commit failed", "error", err)
