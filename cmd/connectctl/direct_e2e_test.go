@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/connectd/connectd/client"
 )
 
 // Direct mode against a distributed connectd worker's offsets topic: the
@@ -18,17 +20,8 @@ import (
 // on the topic.
 func TestDirectMode(t *testing.T) {
 	t.Parallel()
-	bootstrap := startBroker(t)
-	d := distributed(t, bootstrap)
-	url := "http://" + d.RESTAddr
-	c := newCLI(t, url)
-	rc := restClient(t, url)
-	in := filepath.Join(t.TempDir(), "in.txt")
-	writeLines(t, in, lineRange(1, 10)...)
-	c.ok("apply", "-f", writeFile(t, "src.properties", "name=src\nconnector.class=FileStreamSource\ntopic=lines\nfile="+in+"\n"))
+	bootstrap, c, rc, in := directSource(t, "")
 	topic := newConsumer(t, bootstrap, "lines")
-	topic.until(10)
-	eventually(t, "offset 90", func() bool { return strings.Contains(offsetsJSON(t, rc, "src"), `"position":90`) })
 	direct := []string{"--direct", "--bootstrap-server", bootstrap}
 	part := fmt.Sprintf(`{"filename":%q}`, in)
 
@@ -112,16 +105,7 @@ func TestDirectMode(t *testing.T) {
 // the offsets there, as the workers do.
 func TestDirectModeOwnOffsetsTopic(t *testing.T) {
 	t.Parallel()
-	bootstrap := startBroker(t)
-	d := distributed(t, bootstrap)
-	url := "http://" + d.RESTAddr
-	c := newCLI(t, url)
-	rc := restClient(t, url)
-	in := filepath.Join(t.TempDir(), "in.txt")
-	writeLines(t, in, lineRange(1, 10)...)
-	c.ok("apply", "-f", writeFile(t, "src.properties", "name=src\nconnector.class=FileStreamSource\ntopic=lines\noffsets.storage.topic=src-offsets\nfile="+in+"\n"))
-	newConsumer(t, bootstrap, "lines").until(10)
-	eventually(t, "offset 90", func() bool { return strings.Contains(offsetsJSON(t, rc, "src"), `"position":90`) })
+	bootstrap, c, rc, in := directSource(t, "offsets.storage.topic=src-offsets\n")
 	c.ok("stop", "src")
 	eventually(t, "src stopped", func() bool { return state(rc, "src") == "STOPPED" })
 
@@ -133,4 +117,21 @@ func TestDirectModeOwnOffsetsTopic(t *testing.T) {
 	eventually(t, "the worker reads the offset written in the connector's topic", func() bool {
 		return strings.Contains(offsetsJSON(t, rc, "src"), `"position":45`)
 	})
+}
+
+// directSource starts a broker and a distributed worker, and a
+// FileStreamSource "src" (with extra properties lines) of ten lines into
+// "lines", once its offset says it read them all.
+func directSource(t *testing.T, extra string) (bootstrap string, c *cli, rc *client.Client, in string) {
+	t.Helper()
+	bootstrap = startBroker(t)
+	d := distributed(t, bootstrap)
+	url := "http://" + d.RESTAddr
+	c, rc = newCLI(t, url), restClient(t, url)
+	in = filepath.Join(t.TempDir(), "in.txt")
+	writeLines(t, in, lineRange(1, 10)...)
+	c.ok("apply", "-f", writeFile(t, "src.properties", "name=src\nconnector.class=FileStreamSource\ntopic=lines\n"+extra+"file="+in+"\n"))
+	newConsumer(t, bootstrap, "lines").until(10)
+	eventually(t, "offset 90", func() bool { return strings.Contains(offsetsJSON(t, rc, "src"), `"position":90`) })
+	return bootstrap, c, rc, in
 }

@@ -2,14 +2,11 @@ package server
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -35,34 +32,17 @@ func TestExactlyOnceSourceSurvivesKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	dir, workers := startProcCluster(t, 3, "exactly.once.source.support=enabled")
-	kafkaAddr := brokerOf(t, workers[0])
-	in := filepath.Join(dir, "eos-in.txt")
-	w0 := workers[0].rest()
-
-	// The preflight checks of a worker with exactly-once support.
-	body := w0.must(200, "PUT", "/connector-plugins/FileStreamSource/config/validate", jsonString(map[string]string{
-		"connector.class": "FileStreamSource", "name": "src", "file": in, "topic": "eos-lines", "exactly.once.support": "required",
-	}))
-	if !strings.Contains(body, `"error_count":0`) {
-		t.Fatalf("validate with exactly.once.support=required: %s", body)
-	}
-
 	const total = 100_000
-	writer := &lineWriter{path: in}
-	writer.write(t, 20_000)
-	w0.must(201, "POST", "/connectors", jsonString(map[string]any{"name": "src", "config": map[string]string{
-		"connector.class": "FileStreamSource", "file": in, "topic": "eos-lines", "exactly.once.support": "required",
-	}}))
-	eventually(t, "the source running", func() bool { return w0.state("src") == "RUNNING/RUNNING" })
+	workers, kafkaAddr, writer := eosFileSource(t, "enabled", 20_000, map[string]string{"exactly.once.support": "required"})
+	w0 := workers[0].rest()
 
 	// Lines keep coming while the worker running the task is killed,
 	// twice, so that the kill lands in the middle of a transaction.
 	ctx, stop := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		for writer.n < total-1_000 && ctx.Err() == nil {
-			writer.write(t, 50)
+		for writer.written < total-1_000 && ctx.Err() == nil {
+			writer.more(50)
 			time.Sleep(10 * time.Millisecond)
 		}
 	})
@@ -84,7 +64,7 @@ func TestExactlyOnceSourceSurvivesKill(t *testing.T) {
 	}
 	stop()
 	wg.Wait()
-	writer.write(t, total-writer.n)
+	writer.more(total - writer.written)
 
 	// read_committed: what the killed workers had in open transactions
 	// was aborted, and the task went on from the offsets committed with
@@ -105,15 +85,9 @@ func TestExactlyOnceZombieIsFenced(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	dir, workers := startProcCluster(t, 3, "exactly.once.source.support=enabled")
-	kafkaAddr := brokerOf(t, workers[0])
 	const total = 40_000
-	writer := &lineWriter{path: filepath.Join(dir, "eos-in.txt")}
-	writer.write(t, 5_000)
+	workers, kafkaAddr, writer := eosFileSource(t, "enabled", 5_000, map[string]string{"exactly.once.support": "required"})
 	w0 := workers[0].rest()
-	w0.must(201, "POST", "/connectors", jsonString(map[string]any{"name": "src", "config": map[string]string{
-		"connector.class": "FileStreamSource", "file": writer.path, "topic": "eos-lines", "exactly.once.support": "required",
-	}}))
 	var owner string
 	eventually(t, "the source task running", func() bool { owner = taskWorker(w0, "src"); return owner != "" })
 	zombie := workerAt(t, workers, owner)
@@ -122,14 +96,14 @@ func TestExactlyOnceZombieIsFenced(t *testing.T) {
 	_ = workers[zombie].cmd.Process.Signal(syscall.SIGSTOP)
 	// Lines the zombie cannot read: the task's next incarnation reads
 	// them once it runs elsewhere.
-	writer.write(t, 15_000)
+	writer.more(15_000)
 	survivor := workers[(zombie+1)%3].rest()
 	eventually(t, "the task running on another worker", func() bool {
 		w := taskWorker(survivor, "src")
 		return w != "" && w != owner && survivor.state("src") == "RUNNING/RUNNING"
 	})
 	_ = workers[zombie].cmd.Process.Signal(syscall.SIGCONT)
-	writer.write(t, total-writer.n)
+	writer.more(total - writer.written)
 	eventually(t, "the zombie healthy and in the cluster again", func() bool {
 		code, body := workers[zombie].rest().do("GET", "/connectors/src/status", "")
 		return code == 200 && strings.Contains(body, `"state":"RUNNING"`)
@@ -153,17 +127,11 @@ func TestExactlyOnceUpgradePath(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	dir, workers := startProcCluster(t, 3, "exactly.once.source.support=disabled")
-	kafkaAddr := brokerOf(t, workers[0])
 	const total = 30_000
-	writer := &lineWriter{path: filepath.Join(dir, "eos-in.txt")}
-	writer.write(t, 5_000)
-	workers[0].rest().must(201, "POST", "/connectors", jsonString(map[string]any{"name": "src", "config": map[string]string{
-		"connector.class": "FileStreamSource", "file": writer.path, "topic": "eos-lines",
-	}}))
+	workers, kafkaAddr, writer := eosFileSource(t, "disabled", 5_000, nil)
 	for _, mode := range []string{"preparing", "enabled"} {
 		for i, w := range workers {
-			writer.write(t, 1_000)
+			writer.more(1_000)
 			w.signal(syscall.SIGTERM)
 			setProp(t, w.props, "exactly.once.source.support", mode)
 			w.start()
@@ -171,14 +139,14 @@ func TestExactlyOnceUpgradePath(t *testing.T) {
 			eventually(t, "the source running after a restart into "+mode, func() bool { return other.state("src") == "RUNNING/RUNNING" })
 		}
 	}
-	writer.write(t, total-writer.n)
+	writer.more(total - writer.written)
 	expectEachLineOnce(t, kafkaAddr, "eos-lines", total)
 	// Enabled everywhere: the connector may now require exactly-once.
 	w0 := workers[0].rest()
 	w0.must(200, "PUT", "/connectors/src/config", jsonString(map[string]string{
-		"connector.class": "FileStreamSource", "file": writer.path, "topic": "eos-lines", "exactly.once.support": "required",
+		"connector.class": "FileStreamSource", "file": writer.in, "topic": "eos-lines", "exactly.once.support": "required",
 	}))
-	writer.write(t, 1_000)
+	writer.more(1_000)
 	expectEachLineOnce(t, kafkaAddr, "eos-lines", total+1_000)
 }
 
@@ -361,27 +329,26 @@ func expectEachIDOnce(t *testing.T, kafkaAddr, topic string, total int) {
 	}
 }
 
-// lineWriter appends numbered lines to a file.
-type lineWriter struct {
-	path string
-	n    int
-}
-
-func (l *lineWriter) write(t *testing.T, n int) {
-	var b strings.Builder
-	for range n {
-		fmt.Fprintf(&b, "line-%06d\n", l.n)
-		l.n++
+// eosFileSource starts three worker processes with the given
+// exactly.once.source.support on `connectd kafka`, writes first lines of
+// numbered lines and creates the FileStreamSource "src" of them into
+// eos-lines, with extra config, once a worker with exactly-once support
+// says its preflight checks take it. It returns the workers, the broker's
+// address and the lines.
+func eosFileSource(t *testing.T, support string, first int, extra map[string]string) ([]*procWorker, string, *numberedLines) {
+	t.Helper()
+	dir, workers := startProcCluster(t, 3, "exactly.once.source.support="+support)
+	lines := &numberedLines{t: t, in: filepath.Join(dir, "eos-in.txt")}
+	lines.more(first)
+	config := map[string]string{"connector.class": "FileStreamSource", "name": "src", "file": lines.in, "topic": "eos-lines"}
+	maps.Copy(config, extra)
+	w0 := workers[0].rest()
+	if body := w0.must(200, "PUT", "/connector-plugins/FileStreamSource/config/validate", jsonString(config)); !strings.Contains(body, `"error_count":0`) {
+		t.Fatalf("validate %v: %s", config, body)
 	}
-	f, err := os.OpenFile(l.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		t.Error(err)
-		return
-	}
-	defer f.Close()
-	if _, err := f.WriteString(b.String()); err != nil {
-		t.Error(err)
-	}
+	w0.must(201, "POST", "/connectors", jsonString(map[string]any{"name": "src", "config": config}))
+	eventually(t, "the source running", func() bool { return w0.state("src") == "RUNNING/RUNNING" })
+	return workers, brokerOf(t, workers[0]), lines
 }
 
 // brokerOf is the bootstrap.servers of a worker's properties.
@@ -448,22 +415,11 @@ func TestExactlyOnceFenceEndpoint(t *testing.T) {
 	eventually(t, "the source running", func() bool { return w0.state("src") == "RUNNING/RUNNING" })
 	key := sessionKey(t, c.broker.Addr())
 	fence := func(w *Distributed, name string, signed bool) (int, string) {
-		req, err := http.NewRequest("PUT", "http://"+w.RESTAddr+"/connectors/"+name+"/fence", nil)
-		if err != nil {
-			t.Fatal(err)
+		k := key
+		if !signed {
+			k = nil
 		}
-		if signed {
-			mac := hmac.New(sha256.New, key)
-			req.Header.Set("X-Connect-Authorization", base64.StdEncoding.EncodeToString(mac.Sum(nil)))
-			req.Header.Set("X-Connect-Request-Signature-Algorithm", "HmacSHA256")
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		return internalRequest(t, "PUT", "http://"+w.RESTAddr+"/connectors/"+name+"/fence", k, nil)
 	}
 	for _, w := range c.workers {
 		if code, body := fence(w, "src", true); code != 204 {
@@ -630,14 +586,14 @@ func TestExactlyOnceConnectorDefinedBoundaries(t *testing.T) {
 func TestExactlyOnceIntervalBoundary(t *testing.T) {
 	c := startCluster(t, 1, map[string]string{"exactly.once.source.support": "enabled"})
 	w := c.healthy(0)
-	writer := &lineWriter{path: filepath.Join(t.TempDir(), "in.txt")}
-	writer.write(t, 1_000)
+	writer := &numberedLines{t: t, in: filepath.Join(t.TempDir(), "in.txt")}
+	writer.more(1_000)
 	w.must(201, "POST", "/connectors", jsonString(map[string]any{"name": "src", "config": map[string]string{
-		"connector.class": "FileStreamSource", "file": writer.path, "topic": "eos-lines",
+		"connector.class": "FileStreamSource", "file": writer.in, "topic": "eos-lines",
 		"transaction.boundary": "interval", "transaction.boundary.interval.ms": "300",
 	}}))
 	expectEachLineOnce(t, c.broker.Addr(), "eos-lines", 1_000)
-	writer.write(t, 500)
+	writer.more(500)
 	expectEachLineOnce(t, c.broker.Addr(), "eos-lines", 1_500)
 	if body := w.must(200, "GET", "/metrics", ""); !strings.Contains(body, `kafka_connect_source_task_transaction_size_max{connector="src",task="0"}`) {
 		t.Errorf("no transaction sizes in the metrics")

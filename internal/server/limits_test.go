@@ -289,28 +289,40 @@ func TestDistributedLeaderRefusesTaskSetAboveLimit(t *testing.T) {
 	eventually(t, "src running", func() bool { return w.state("src") == "RUNNING/RUNNING" })
 
 	key := sessionKey(t, c.broker.Addr())
-	body := []byte(`[{"task.class":"x"},{"task.class":"x"},{"task.class":"x"}]`)
-	mac := hmac.New(sha256.New, key)
-	mac.Write(body)
-	req, err := http.NewRequest("POST", "http://"+c.workers[0].RESTAddr+"/connectors/src/tasks", bytes.NewReader(body))
+	_, got := internalRequest(t, "POST", "http://"+c.workers[0].RESTAddr+"/connectors/src/tasks", key,
+		[]byte(`[{"task.class":"x"},{"task.class":"x"},{"task.class":"x"}]`))
+	if msg := errorMessage(t, got); !strings.Contains(msg, "3 task configs") || !strings.Contains(msg, "at most 2 tasks per connector (tasks.max.per.connector)") {
+		t.Fatalf("message %q", msg)
+	}
+	if body := w.must(200, "GET", "/connectors/src/tasks", ""); strings.Count(body, `"task.class"`) != 1 {
+		t.Fatalf("tasks %s", body)
+	}
+}
+
+// internalRequest sends an internal request (KIP-507), signed with key
+// unless key is nil, and returns the answer's status and body.
+func internalRequest(t *testing.T, method, url string, key, body []byte) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Connect-Authorization", base64.StdEncoding.EncodeToString(mac.Sum(nil)))
-	req.Header.Set("X-Connect-Request-Signature-Algorithm", "HmacSHA256")
+	if len(body) > 0 {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if key != nil {
+		mac := hmac.New(sha256.New, key)
+		mac.Write(body)
+		req.Header.Set("X-Connect-Authorization", base64.StdEncoding.EncodeToString(mac.Sum(nil)))
+		req.Header.Set("X-Connect-Request-Signature-Algorithm", "HmacSHA256")
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	got, _ := io.ReadAll(resp.Body)
-	if msg := errorMessage(t, string(got)); !strings.Contains(msg, "3 task configs") || !strings.Contains(msg, "at most 2 tasks per connector (tasks.max.per.connector)") {
-		t.Fatalf("message %q", msg)
-	}
-	if body := w.must(200, "GET", "/connectors/src/tasks", ""); strings.Count(body, `"task.class"`) != 1 {
-		t.Fatalf("tasks %s", body)
-	}
+	return resp.StatusCode, string(got)
 }
 
 // sessionKey reads the newest session key from the config topic.
