@@ -75,7 +75,14 @@ type txnState struct {
 	// offsets are the newest offset of each source partition whose
 	// records went into the open transaction (or were dropped since the
 	// last commit), by canonical key.
-	offsets map[string]storage.PartitionOffset
+	offsets map[string]*storage.PartitionOffset
+	keys    partitionKeys
+	// last is offsets' entry of lastKey, the partition noted last.
+	last    *storage.PartitionOffset
+	lastKey string
+	// written are the offsets writeOffsets put in the open transaction,
+	// nil until it did.
+	written []storage.PartitionOffset
 	// acked are the records Kafka acknowledged in the open transaction,
 	// for a RecordCommitter: CommitRecord comes once it committed.
 	acked []ackedRecord
@@ -90,12 +97,12 @@ type ackedRecord struct {
 	meta connect.RecordMetadata
 }
 
-func newTxnState(eos *ExactlyOnce, store OffsetStore, connConfig map[string]string, flush time.Duration) (*txnState, error) {
+func newTxnState(connector string, eos *ExactlyOnce, store OffsetStore, connConfig map[string]string, flush time.Duration) (*txnState, error) {
 	ts, ok := store.(TransactionalOffsets)
 	if !ok {
 		return nil, errors.New("the connector's offsets store cannot be written in a transaction")
 	}
-	t := &txnState{eos: eos, store: ts, boundary: strings.ToLower(strings.TrimSpace(connConfig["transaction.boundary"])), interval: flush, offsets: map[string]storage.PartitionOffset{}}
+	t := &txnState{eos: eos, store: ts, boundary: strings.ToLower(strings.TrimSpace(connConfig["transaction.boundary"])), interval: flush, offsets: map[string]*storage.PartitionOffset{}, keys: partitionKeys{connector: connector}}
 	if t.boundary == "" {
 		t.boundary = boundaryPoll
 	}
@@ -123,18 +130,23 @@ func parseMillis(key, v string) (time.Duration, error) {
 	return time.Duration(n.(int64)) * time.Millisecond, nil
 }
 
-// note records rec's offset as one the next commit writes.
-func (t *txnState) note(connector string, rec *connect.SourceRecord) {
-	if rec.SourcePartition == nil {
+// note records rec's offset as one the next commit writes. A record
+// without an offset moves nothing, as in the at-least-once tracker. Most
+// records are of the partition before: then only the offset changes.
+func (t *txnState) note(rec *connect.SourceRecord) {
+	if rec.SourcePartition == nil || rec.SourceOffset == nil {
 		return
 	}
-	key := storage.CanonicalKey(connector, rec.SourcePartition)
-	if rec.SourceOffset == nil {
-		if _, ok := t.offsets[key]; !ok {
-			return
+	key := t.keys.of(rec.SourcePartition)
+	if t.last == nil || key != t.lastKey {
+		t.last = t.offsets[key]
+		if t.last == nil {
+			t.last = &storage.PartitionOffset{Partition: rec.SourcePartition}
+			t.offsets[key] = t.last
 		}
+		t.lastKey = key
 	}
-	t.offsets[key] = storage.PartitionOffset{Partition: rec.SourcePartition, Offset: rec.SourceOffset}
+	t.last.Offset = rec.SourceOffset
 }
 
 // txnRequests are the requests a task made through its TransactionContext
@@ -241,8 +253,7 @@ func (s *sourceTask) sendTxn(b *sendBatch) error {
 		case b.pause:
 			return s.commitTxn()
 		case t.boundary == boundaryInterval && time.Since(t.lastCommit) >= t.interval:
-			// A poll that returned nothing: the interval may be over
-			// all the same.
+			// The interval ended while the task polled.
 			return s.commitTxn()
 		}
 		return nil
@@ -259,11 +270,18 @@ func (s *sourceTask) sendTxn(b *sendBatch) error {
 	}
 	if t.boundary != boundaryConnector {
 		for _, rec := range b.recs {
-			t.note(s.Connector, rec)
+			t.note(rec)
 		}
 		t.records += b.n
+		if t.boundary == boundaryPoll {
+			if err := s.writeOffsets(); err != nil {
+				return err
+			}
+			s.send(b)
+			return s.commitTxn()
+		}
 		s.send(b)
-		if t.boundary == boundaryPoll || time.Since(t.lastCommit) >= t.interval {
+		if time.Since(t.lastCommit) >= t.interval {
 			return s.commitTxn()
 		}
 		return nil
@@ -272,7 +290,7 @@ func (s *sourceTask) sendTxn(b *sendBatch) error {
 	// or an abort after one of them takes in what came before it only.
 	next, kafka := s.sender(b), 0
 	for _, rec := range b.recs {
-		t.note(s.Connector, rec)
+		t.note(rec)
 		if kafka < len(b.sent) && b.sent[kafka] == rec {
 			next()
 			kafka++
@@ -330,9 +348,48 @@ func (s *sourceTask) commitTxn() (err error) {
 		t.lastCommit = time.Now()
 		return nil
 	}
+	if t.written == nil {
+		if err := s.writeOffsets(); err != nil {
+			return err
+		}
+	}
+	// Not the task's context: what was sent is committed or aborted even
+	// while the task stops, never left to the transaction's timeout.
+	ctx, cancel := context.WithTimeout(context.Background(), s.w.cfg.OffsetFlushTimeout+time.Minute)
+	defer cancel()
+	if err := s.client.Flush(ctx); err != nil {
+		return s.txnError("flushing the transaction's records", err)
+	}
+	if err := s.sendErrNow(); err != nil {
+		return err
+	}
+	if err := s.client.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		return s.txnError("committing the transaction", err)
+	}
+	entries := t.written
+	t.open, t.lastCommit, t.written = false, time.Now(), nil
+	s.Metrics.TransactionSizes.observe(int64(t.records))
+	t.records = 0
+	clear(t.offsets)
+	t.last = nil
+	if l, ok := t.store.(CommitListener); ok {
+		l.Committed(s.Connector, entries)
+	}
+	s.afterCommit()
+	return nil
+}
+
+// writeOffsets produces the records of the offsets noted so far into the
+// open transaction (begun for them if none is); the caller notes no more
+// before the commit. With the poll boundary they go before the batch's
+// records, whose offsets they are: the producer then adds both topics to
+// the transaction at once, rather than the offsets' one more round trip
+// before the commit.
+func (s *sourceTask) writeOffsets() error {
+	t := s.txn
 	entries := make([]storage.PartitionOffset, 0, len(t.offsets))
 	for _, po := range t.offsets {
-		entries = append(entries, po)
+		entries = append(entries, *po)
 	}
 	kvs, err := t.store.Records(s.Connector, entries)
 	if err != nil {
@@ -349,27 +406,7 @@ func (s *sourceTask) commitTxn() (err error) {
 			}
 		})
 	}
-	// Not the task's context: what was sent is committed or aborted even
-	// while the task stops, never left to the transaction's timeout.
-	ctx, cancel := context.WithTimeout(context.Background(), s.w.cfg.OffsetFlushTimeout+time.Minute)
-	defer cancel()
-	if err := s.client.Flush(ctx); err != nil {
-		return s.txnError("flushing the transaction's records", err)
-	}
-	if err := s.sendErrNow(); err != nil {
-		return err
-	}
-	if err := s.client.EndTransaction(ctx, kgo.TryCommit); err != nil {
-		return s.txnError("committing the transaction", err)
-	}
-	t.open, t.lastCommit = false, time.Now()
-	s.Metrics.TransactionSizes.observe(int64(t.records))
-	t.records = 0
-	clear(t.offsets)
-	if l, ok := t.store.(CommitListener); ok {
-		l.Committed(s.Connector, entries)
-	}
-	s.afterCommit()
+	t.written = entries
 	return nil
 }
 
@@ -419,7 +456,7 @@ func (s *sourceTask) abortTxn(failing bool) error {
 	if err := s.client.EndTransaction(ctx, kgo.TryAbort); err != nil {
 		return s.txnError("aborting the transaction", err)
 	}
-	t.open, t.records = false, 0
+	t.open, t.records, t.written = false, 0, nil
 	// Acknowledged, but never committed: the task is not told of them.
 	t.ackMu.Lock()
 	t.acked = nil

@@ -77,7 +77,7 @@ func (w *Worker) newSourceTask(t *Task, task connect.SourceTask, connConfig, tas
 	}
 	var txn *txnState
 	if eos != nil {
-		if txn, err = newTxnState(eos, offsets, connConfig, w.cfg.OffsetFlush); err != nil {
+		if txn, err = newTxnState(t.Connector, eos, offsets, connConfig, w.cfg.OffsetFlush); err != nil {
 			ch.close()
 			return nil, err
 		}
@@ -178,7 +178,27 @@ func (s *sourceTask) run(ctx context.Context) {
 	sent := make(chan struct{})
 	go func() {
 		defer close(sent)
-		for b := range batches {
+		// transaction.boundary=interval: the interval may end while the
+		// task polls, and the open transaction is committed then, not
+		// once the next batch comes.
+		var interval *time.Timer
+		var due <-chan time.Time
+		if s.txn != nil && s.txn.boundary == boundaryInterval {
+			interval = time.NewTimer(s.txn.interval)
+			defer interval.Stop()
+			due = interval.C
+		}
+		for {
+			var b *sendBatch
+			select {
+			case next, ok := <-batches:
+				if !ok {
+					return
+				}
+				b = next
+			case <-due:
+				b = &sendBatch{}
+			}
 			if s.sendErrNow() != nil {
 				continue // the task is failing: send nothing more
 			}
@@ -187,6 +207,9 @@ func (s *sourceTask) run(ctx context.Context) {
 			} else if err := s.sendTxn(b); err != nil {
 				s.setSendErr(err)
 				s.cancel()
+			}
+			if interval != nil {
+				interval.Reset(max(time.Until(s.txn.lastCommit.Add(s.txn.interval)), time.Millisecond))
 			}
 		}
 	}()
@@ -270,9 +293,6 @@ func (s *sourceTask) loop(ctx context.Context, batches chan<- *sendBatch) error 
 				}
 			}
 			batches <- b
-		} else if err == nil && s.txn != nil && s.txn.boundary == boundaryInterval {
-			// An interval may end while the task has nothing to send.
-			batches <- &sendBatch{}
 		}
 		if ctx.Err() != nil {
 			return nil

@@ -21,14 +21,12 @@ type offsetTracker struct {
 	// but not yet committed, in send order.
 	pending map[string]*partitionQueue
 
-	// The last partition map seen and its canonical key (track's
-	// goroutine only, under mu).
-	lastPartition unsafe.Pointer
-	lastKey       string
+	// keys is track's (its goroutine only, under mu).
+	keys partitionKeys
 }
 
 func newOffsetTracker(connector string) offsetTracker {
-	return offsetTracker{connector: connector, pending: map[string]*partitionQueue{}}
+	return offsetTracker{connector: connector, pending: map[string]*partitionQueue{}, keys: partitionKeys{connector: connector}}
 }
 
 type partitionQueue struct {
@@ -71,7 +69,7 @@ func (t *offsetTracker) track(recs []*connect.SourceRecord, sent int) *batchAck 
 		if rec.SourcePartition == nil {
 			continue
 		}
-		key := t.partitionKey(rec.SourcePartition)
+		key := t.keys.of(rec.SourcePartition)
 		if last == nil || key != lastKey {
 			last, lastKey = t.entryFor(key, rec.SourcePartition, batch), key
 		}
@@ -98,18 +96,26 @@ func (t *offsetTracker) entryFor(key string, partition map[string]any, batch *ba
 	return pr
 }
 
-// partitionKey returns the canonical key of a source partition. Tasks
-// usually hand the same partition map with every record; computing the
-// key once per map, not once per record, keeps it off the hot path.
-func (t *offsetTracker) partitionKey(p map[string]any) string {
+// partitionKeys gives the canonical keys of a connector's source
+// partitions. Tasks usually hand the same partition map with every
+// record; computing the key once per map, not once per record, keeps it
+// off the hot path (it was a third of an exactly-once task's work). One
+// goroutine uses it.
+type partitionKeys struct {
+	connector string
+	last      unsafe.Pointer // the last partition map seen
+	key       string         // its canonical key
+}
+
+func (k *partitionKeys) of(p map[string]any) string {
 	// A map value is a pointer to the runtime's map, the one
 	// reflect.Value.UnsafePointer returns; read here, it costs no call
 	// per record.
 	ptr := *(*unsafe.Pointer)(unsafe.Pointer(&p))
-	if ptr != t.lastPartition {
-		t.lastPartition, t.lastKey = ptr, storage.CanonicalKey(t.connector, p)
+	if ptr != k.last || k.key == "" {
+		k.last, k.key = ptr, storage.CanonicalKey(k.connector, p)
 	}
-	return t.lastKey
+	return k.key
 }
 
 // takeCommittable returns, per source partition, the newest offset whose

@@ -200,15 +200,17 @@ var keepClusters bool
 // retry that finds the connector already there (the earlier attempt got
 // through) counts as created. It returns the number of retries.
 func createSource(ctx context.Context, w *proc, name, file, topic string) (int, error) {
-	body, _ := json.Marshal(map[string]any{
-		"name": name,
-		"config": map[string]string{
-			"connector.class": "FileStreamSource",
-			"file":            file,
-			"topic":           topic,
-			"tasks.max":       "1",
-		},
+	return createConnector(ctx, w, name, map[string]string{
+		"connector.class": "FileStreamSource",
+		"file":            file,
+		"topic":           topic,
+		"tasks.max":       "1",
 	})
+}
+
+// createConnector is createSource for any config.
+func createConnector(ctx context.Context, w *proc, name string, config map[string]string) (int, error) {
+	body, _ := json.Marshal(map[string]any{"name": name, "config": config})
 	for retries := 0; ; retries++ {
 		code, resp, err := w.do(ctx, "POST", "/connectors", string(body))
 		switch {

@@ -4,8 +4,9 @@
 // the built binary, GET /connectors/{name}/offsets with 100,000 source
 // partitions, the failover of a task after kill -9 of its worker in a
 // 3-worker distributed cluster, the time a fresh 3-worker cluster
-// takes to run 100 connectors, and the JDBC source and sink connectors
-// against pgx alone on the machine's PostgreSQL. A figure that misses its target is
+// takes to run 100 connectors, the JDBC source and sink connectors
+// against pgx alone on the machine's PostgreSQL, and the file source run
+// exactly once against at least once. A figure that misses its target is
 // reported as MISS; only errors make the command exit non-zero. See
 // bench/README.md.
 package main
@@ -60,11 +61,11 @@ func run() (err error) {
 	var (
 		bin         = flag.String("connectd", "", "the connectd binary to measure; empty builds ./cmd/connectd (run from the repository root)")
 		work        = flag.String("work", "", "scratch directory (default: a new temporary directory, removed at the end)")
-		figures     = flag.String("figures", "throughput,startup,offsets,failover,cluster,jdbc-source,jdbc-sink,smt-file,smt-jdbc-sink,metrics-file", "comma-separated figures to measure")
+		figures     = flag.String("figures", "throughput,startup,offsets,failover,cluster,jdbc-source,jdbc-sink,smt-file,smt-jdbc-sink,metrics-file,eos-file", "comma-separated figures to measure")
 		lines       = flag.Int("lines", 1_000_000, "throughput: lines in the source file")
 		lineBytes   = flag.Int("line-bytes", 100, "throughput: bytes per line, newline included")
 		rounds      = flag.Int("rounds", 3, "throughput: rounds (fresh worker each), best taken")
-		runTimeout  = flag.Duration("timeout", 2*time.Minute, "throughput, jdbc-source, jdbc-sink: limit for one run")
+		runTimeout  = flag.Duration("timeout", 2*time.Minute, "throughput, jdbc-source, jdbc-sink, eos-file: limit for one run")
 		startupRuns = flag.Int("startup-runs", 10, "startup: number of process starts")
 		idle        = flag.Duration("idle", 2*time.Second, "startup: idle time before reading VmRSS")
 		partitions  = flag.Int("partitions", 100_000, "offsets: source partitions in the offsets file")
@@ -82,9 +83,12 @@ func run() (err error) {
 		smtRounds   = flag.Int("smt-rounds", 3, "smt-file, smt-jdbc-sink: rounds, median taken")
 		smtRecords  = flag.Int("smt-records", 100_000, "smt-jdbc-sink: records on each topic")
 		metricLines = flag.Int("metrics-lines", 3_000_000, "metrics-file: lines in the source file (a pass should span a few scrapes)")
+		eosLines    = flag.Int("eos-lines", 500_000, "eos-file: lines in the source file")
+		eosRounds   = flag.Int("eos-rounds", 3, "eos-file: rounds (fresh broker and workers each), median taken")
+		eosFailures = flag.Int("eos-failover-runs", 3, "eos-file: kills of the worker running an exactly-once task, each on a fresh cluster")
 	)
 	flag.StringVar(&cpuProfiles, "cpuprofiles", "", "a directory where each connectd process writes a CPU profile of its run (bench/pgo.sh)")
-	flag.BoolVar(&keepClusters, "keep-clusters", false, "cluster, failover: keep each cluster's directory (worker logs, broker data) under -work")
+	flag.BoolVar(&keepClusters, "keep-clusters", false, "cluster, failover, eos-file: keep each cluster's directory (worker logs, broker data) under -work")
 	flag.Parse()
 	if cpuProfiles != "" {
 		if err := os.MkdirAll(cpuProfiles, 0o755); err != nil {
@@ -94,11 +98,11 @@ func run() (err error) {
 	want := map[string]bool{}
 	for _, f := range strings.Split(*figures, ",") {
 		switch f = strings.TrimSpace(f); f {
-		case "throughput", "startup", "offsets", "failover", "cluster", "jdbc-source", "jdbc-sink", "smt-file", "smt-jdbc-sink", "metrics-file":
+		case "throughput", "startup", "offsets", "failover", "cluster", "jdbc-source", "jdbc-sink", "smt-file", "smt-jdbc-sink", "metrics-file", "eos-file":
 			want[f] = true
 		case "":
 		default:
-			return fmt.Errorf("unknown figure %q (want throughput, startup, offsets, failover, cluster, jdbc-source, jdbc-sink, smt-file, smt-jdbc-sink, metrics-file)", f)
+			return fmt.Errorf("unknown figure %q (want throughput, startup, offsets, failover, cluster, jdbc-source, jdbc-sink, smt-file, smt-jdbc-sink, metrics-file, eos-file)", f)
 		}
 	}
 	var connectors []int
@@ -115,6 +119,12 @@ func run() (err error) {
 	}
 	if *smtLines < 1 || *smtRounds < 1 || *smtRecords < 1 || *metricLines < 1 {
 		return fmt.Errorf("-smt-lines, -smt-rounds, -smt-records and -metrics-lines must be at least 1")
+	}
+	if *eosLines < 1 || *eosRounds < 1 || *eosFailures < 1 {
+		return fmt.Errorf("-eos-lines, -eos-rounds and -eos-failover-runs must be at least 1")
+	}
+	if want["eos-file"] && *lineBytes < 11 {
+		return fmt.Errorf("-line-bytes must be at least 11 for eos-file (a 9-digit line number, a space, a newline)")
 	}
 	if *jdbcRows < 1 || *jdbcRuns < 1 || *sinkRecords < 1 || *sinkRuns < 1 {
 		return fmt.Errorf("-jdbc-rows, -jdbc-source-runs, -jdbc-sink-records and -jdbc-sink-runs must be at least 1")
@@ -185,7 +195,7 @@ func run() (err error) {
 	}
 	if want["failover"] {
 		fmt.Fprintln(os.Stderr, "figure 4: failover after kill -9")
-		if fo, err = benchFailover(*bin, *work, *failovers); err != nil {
+		if fo, err = benchFailover(*bin, *work, *failovers, plainFailover); err != nil {
 			return err
 		}
 	}
@@ -239,7 +249,18 @@ func run() (err error) {
 		}
 		jd.metricsFile = &metricsFileResult{*res}
 	}
-	report(os.Stdout, tp, su, off, fo, cl, jd)
+	var eos *eosFileResult
+	if want["eos-file"] {
+		fmt.Fprintf(os.Stderr, "figure 11: exactly-once file source against at least once, %d lines\n", *eosLines)
+		if eos, err = benchEOSFile(*bin, *work, *eosLines, *lineBytes, *eosRounds, *runTimeout); err != nil {
+			return err
+		}
+		fmt.Fprintln(os.Stderr, "figure 11: failover after kill -9 with exactly-once support")
+		if eos.failover, err = benchFailover(*bin, *work, *eosFailures, eosFailover); err != nil {
+			return err
+		}
+	}
+	report(os.Stdout, tp, su, off, fo, cl, jd, eos)
 	return nil
 }
 
@@ -248,7 +269,7 @@ type row struct {
 	figure, value, limit, ratio, target, result string
 }
 
-func report(w io.Writer, tp *throughputResult, su *startupResult, off *offsetsResult, fo *failoverResult, cl []*clusterResult, jd *jdbcResults) {
+func report(w io.Writer, tp *throughputResult, su *startupResult, off *offsetsResult, fo *failoverResult, cl []*clusterResult, jd *jdbcResults, eos *eosFileResult) {
 	var rows []row
 	var notes []string
 	if tp != nil {
@@ -315,31 +336,15 @@ func report(w io.Writer, tp *throughputResult, su *startupResult, off *offsetsRe
 			joinD(off.gets), mb(int64(off.bodyBytes)), off.partitions))
 	}
 	if fo != nil {
-		limit := sessionTimeout + 2*time.Second
-		took := fo.took()
-		med, worst := medianD(took), slices.Max(took)
-		rows = append(rows,
-			row{
-				figure: fmt.Sprintf("failover: kill -9 to task RUNNING elsewhere, median of %d", len(took)),
-				value:  secs(med), limit: secs(limit),
-				ratio: fmt.Sprintf("%.2f", float64(med)/float64(limit)), target: "ratio < 1", result: passMiss(med < limit),
-			},
-			row{
-				figure: fmt.Sprintf("failover: kill -9 to task RUNNING elsewhere, max of %d", len(took)),
-				value:  secs(worst), limit: secs(limit),
-				ratio: fmt.Sprintf("%.2f", float64(worst)/float64(limit)), target: "ratio < 1", result: passMiss(worst < limit),
-			})
-		var runs []string
-		for _, r := range fo.runs {
-			runs = append(runs, r.String())
-		}
-		notes = append(notes, fmt.Sprintf("failover (fresh cluster per run, session.timeout.ms=%d, limit = session timeout + 2 s): %s",
-			sessionTimeout.Milliseconds(), strings.Join(runs, "; ")))
+		rows = append(rows, failoverRows("failover: kill -9 to task RUNNING elsewhere", fo)...)
+		notes = append(notes, failoverNote("failover", fo))
 	}
 	crows, cnotes := clusterReport(cl)
 	rows, notes = append(rows, crows...), append(notes, cnotes...)
 	jrows, jnotes := jd.report()
 	rows, notes = append(rows, jrows...), append(notes, jnotes...)
+	erows, enotes := eos.report()
+	rows, notes = append(rows, erows...), append(notes, enotes...)
 	if len(rows) == 0 {
 		return
 	}
@@ -376,6 +381,36 @@ func report(w io.Writer, tp *throughputResult, su *startupResult, off *offsetsRe
 	for _, n := range notes {
 		fmt.Fprintln(w, n)
 	}
+}
+
+// failoverRows are a failover figure's median and max against
+// session.timeout.ms + 2 s.
+func failoverRows(what string, fo *failoverResult) []row {
+	limit := sessionTimeout + 2*time.Second
+	took := fo.took()
+	med, worst := medianD(took), slices.Max(took)
+	return []row{
+		{
+			figure: fmt.Sprintf("%s, median of %d", what, len(took)),
+			value:  secs(med), limit: secs(limit),
+			ratio: fmt.Sprintf("%.2f", float64(med)/float64(limit)), target: "ratio < 1", result: passMiss(med < limit),
+		},
+		{
+			figure: fmt.Sprintf("%s, max of %d", what, len(took)),
+			value:  secs(worst), limit: secs(limit),
+			ratio: fmt.Sprintf("%.2f", float64(worst)/float64(limit)), target: "ratio < 1", result: passMiss(worst < limit),
+		},
+	}
+}
+
+// failoverNote lists a failover figure's runs.
+func failoverNote(what string, fo *failoverResult) string {
+	var runs []string
+	for _, r := range fo.runs {
+		runs = append(runs, r.String())
+	}
+	return fmt.Sprintf("%s (fresh cluster per run, session.timeout.ms=%d, limit = session timeout + 2 s): %s",
+		what, sessionTimeout.Milliseconds(), strings.Join(runs, "; "))
 }
 
 func (r row) cells() []string {

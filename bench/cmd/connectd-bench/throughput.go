@@ -53,11 +53,15 @@ func (c cpuUse) String() string {
 		c.bench.Seconds(), c.wall.Seconds(), c.machine.Seconds()/c.wall.Seconds(), runtime.NumCPU())
 }
 
-// cpuClock samples the CPU time used so far by the worker and by this
-// process.
-func cpuClock(p *proc) (worker procStat, self time.Duration, err error) {
-	if worker, err = p.stat(); err != nil {
-		return procStat{}, 0, err
+// cpuClock samples the CPU time used so far by the processes (summed)
+// and by this process.
+func cpuClock(ps []*proc) (worker procStat, self time.Duration, err error) {
+	for _, p := range ps {
+		st, err := p.stat()
+		if err != nil {
+			return procStat{}, 0, err
+		}
+		worker.user, worker.system, worker.faults = worker.user+st.user, worker.system+st.system, worker.faults+st.faults
 	}
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
@@ -68,11 +72,15 @@ func cpuClock(p *proc) (worker procStat, self time.Duration, err error) {
 }
 
 // measureCPU runs f and returns the CPU both processes used meanwhile.
-func measureCPU(p *proc, f func() error) (cpuUse, error) {
+func measureCPU(p *proc, f func() error) (cpuUse, error) { return measureCPUOf([]*proc{p}, f) }
+
+// measureCPUOf runs f and returns the CPU the processes (together, as the
+// worker) and this one used meanwhile.
+func measureCPUOf(ps []*proc, f func() error) (cpuUse, error) {
 	// The machine's first and last, so that the bench's CPU does not
 	// count the reading of /proc.
 	h0 := readHost()
-	w0, s0, err := cpuClock(p)
+	w0, s0, err := cpuClock(ps)
 	if err != nil {
 		return cpuUse{}, err
 	}
@@ -81,7 +89,7 @@ func measureCPU(p *proc, f func() error) (cpuUse, error) {
 		return cpuUse{}, err
 	}
 	wall := time.Since(t0)
-	w1, s1, err := cpuClock(p)
+	w1, s1, err := cpuClock(ps)
 	if err != nil {
 		return cpuUse{}, err
 	}
@@ -100,14 +108,9 @@ func writeLinesFile(path string, n, size int) error {
 		return err
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	const filler = "the quick brown fox jumps over the lazy dog; a typical log line of text, "
 	line := make([]byte, 0, size)
 	for i := range n {
-		line = fmt.Appendf(line[:0], "%09d ", i)
-		for len(line) < size-1 {
-			line = append(line, filler[:min(len(filler), size-1-len(line))]...)
-		}
-		line = append(line[:size-1], '\n')
+		line = appendLine(line[:0], i, size)
 		if _, err := w.Write(line); err != nil {
 			f.Close()
 			return err
@@ -118,6 +121,19 @@ func writeLinesFile(path string, n, size int) error {
 		return err
 	}
 	return f.Close()
+}
+
+// appendLine appends line i of writeLinesFile's files to b: size bytes,
+// newline included, starting with the line number in 9 digits and a
+// space (lineNumber reads it back).
+func appendLine(b []byte, i, size int) []byte {
+	const filler = "the quick brown fox jumps over the lazy dog; a typical log line of text, "
+	start := len(b)
+	b = fmt.Appendf(b, "%09d ", i)
+	for len(b)-start < size-1 {
+		b = append(b, filler[:min(len(filler), size-1-(len(b)-start))]...)
+	}
+	return append(b[:start+size-1], '\n')
 }
 
 // endOffset sums the end offsets of a topic's partitions; a topic that

@@ -36,6 +36,7 @@ type proc struct {
 	waitErr error
 	logFile *os.File
 	stopped bool
+	profile string // the CPU profile it writes (-cpuprofiles), if any
 }
 
 // freePort returns a TCP port that was free a moment ago.
@@ -121,6 +122,7 @@ func (p *proc) spawn(bin string, args ...string) error {
 	if cpuProfiles != "" {
 		path := filepath.Join(cpuProfiles, fmt.Sprintf("%s-%d.pprof", filepath.Base(p.dir), profiled.Add(1)))
 		args = append([]string{args[0], "--cpuprofile", path}, args[1:]...)
+		p.profile = path
 	}
 	p.cmd = exec.Command(bin, args...)
 	p.cmd.Dir = p.dir
