@@ -80,9 +80,6 @@ type txnState struct {
 	// last is offsets' entry of lastKey, the partition noted last.
 	last    *storage.PartitionOffset
 	lastKey string
-	// written are the offsets writeOffsets put in the open transaction,
-	// nil until it did.
-	written []storage.PartitionOffset
 	// acked are the records Kafka acknowledged in the open transaction,
 	// for a RecordCommitter: CommitRecord comes once it committed.
 	acked []ackedRecord
@@ -273,15 +270,8 @@ func (s *sourceTask) sendTxn(b *sendBatch) error {
 			t.note(rec)
 		}
 		t.records += b.n
-		if t.boundary == boundaryPoll {
-			if err := s.writeOffsets(); err != nil {
-				return err
-			}
-			s.send(b)
-			return s.commitTxn()
-		}
 		s.send(b)
-		if time.Since(t.lastCommit) >= t.interval {
+		if t.boundary == boundaryPoll || time.Since(t.lastCommit) >= t.interval {
 			return s.commitTxn()
 		}
 		return nil
@@ -348,10 +338,9 @@ func (s *sourceTask) commitTxn() (err error) {
 		t.lastCommit = time.Now()
 		return nil
 	}
-	if t.written == nil {
-		if err := s.writeOffsets(); err != nil {
-			return err
-		}
+	entries, err := s.writeOffsets()
+	if err != nil {
+		return err
 	}
 	// Not the task's context: what was sent is committed or aborted even
 	// while the task stops, never left to the transaction's timeout.
@@ -366,8 +355,7 @@ func (s *sourceTask) commitTxn() (err error) {
 	if err := s.client.EndTransaction(ctx, kgo.TryCommit); err != nil {
 		return s.txnError("committing the transaction", err)
 	}
-	entries := t.written
-	t.open, t.lastCommit, t.written = false, time.Now(), nil
+	t.open, t.lastCommit = false, time.Now()
 	s.Metrics.TransactionSizes.observe(int64(t.records))
 	t.records = 0
 	clear(t.offsets)
@@ -380,12 +368,8 @@ func (s *sourceTask) commitTxn() (err error) {
 }
 
 // writeOffsets produces the records of the offsets noted so far into the
-// open transaction (begun for them if none is); the caller notes no more
-// before the commit. With the poll boundary they go before the batch's
-// records, whose offsets they are: the producer then adds both topics to
-// the transaction at once, rather than the offsets' one more round trip
-// before the commit.
-func (s *sourceTask) writeOffsets() error {
+// open transaction (begun for them if none is), and returns them.
+func (s *sourceTask) writeOffsets() ([]storage.PartitionOffset, error) {
 	t := s.txn
 	entries := make([]storage.PartitionOffset, 0, len(t.offsets))
 	for _, po := range t.offsets {
@@ -393,10 +377,10 @@ func (s *sourceTask) writeOffsets() error {
 	}
 	kvs, err := t.store.Records(s.Connector, entries)
 	if err != nil {
-		return fmt.Errorf("committing offsets: %w", err)
+		return nil, fmt.Errorf("committing offsets: %w", err)
 	}
 	if err := s.beginTxn(); err != nil {
-		return err
+		return nil, err
 	}
 	topic := t.store.Topic()
 	for _, kv := range kvs {
@@ -406,8 +390,7 @@ func (s *sourceTask) writeOffsets() error {
 			}
 		})
 	}
-	t.written = entries
-	return nil
+	return entries, nil
 }
 
 // afterCommit tells the task what the transaction just committed holds.
@@ -456,7 +439,7 @@ func (s *sourceTask) abortTxn(failing bool) error {
 	if err := s.client.EndTransaction(ctx, kgo.TryAbort); err != nil {
 		return s.txnError("aborting the transaction", err)
 	}
-	t.open, t.records, t.written = false, 0, nil
+	t.open, t.records = false, 0
 	// Acknowledged, but never committed: the task is not told of them.
 	t.ackMu.Lock()
 	t.acked = nil
