@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/connectd/connectd/client"
 )
@@ -18,6 +20,7 @@ func (a *app) copyCmd() *cobra.Command {
 	var from, to string
 	var all, resume, stopOld, yes bool
 	var wait time.Duration
+	var kf kafkaFlags
 	cmd := &cobra.Command{
 		Use:   "copy NAME...|--all --from URL|CONTEXT --to URL|CONTEXT [--resume]",
 		Short: "Copy connectors with their config and offsets to another cluster",
@@ -65,7 +68,7 @@ connection (--url or the context).`,
 			if src.BaseURL() == dst.BaseURL() {
 				return errors.New("--from and --to are the same cluster")
 			}
-			return a.copyConnectors(cmd.Context(), src, dst, args, all, copyOptions{resume: resume, stopOld: stopOld, yes: yes, wait: wait})
+			return a.copyConnectors(cmd.Context(), src, dst, args, all, copyOptions{resume: resume, stopOld: stopOld, yes: yes, wait: wait, kf: &kf})
 		},
 	}
 	f := cmd.Flags()
@@ -76,12 +79,16 @@ connection (--url or the context).`,
 	f.BoolVar(&stopOld, "stop-old", false, "stop the connectors on the old cluster first (asks on a terminal unless --yes)")
 	f.BoolVarP(&yes, "yes", "y", false, "with --stop-old, stop without asking")
 	f.DurationVar(&wait, "wait", 60*time.Second, "how long to wait for a connector to stop and for its offsets to be accepted")
+	kf.addConn(cmd)
 	return cmd
 }
 
 type copyOptions struct {
 	resume, stopOld, yes bool
 	wait                 time.Duration
+	// kf reaches the Kafka the copied sources write to, for the check of
+	// an exactly-once copy.
+	kf *kafkaFlags
 }
 
 // copyResult is one connector's outcome.
@@ -90,8 +97,9 @@ type copyResult struct {
 	Type    string `json:"type,omitempty"`
 	Offsets int    `json:"offsets"`
 	// ExactlyOnce: a source copied between two clusters that both run
-	// sources exactly once.
+	// sources exactly once; Verified, what the check of its topics found.
 	ExactlyOnce bool   `json:"exactly_once,omitempty"`
+	Verified    string `json:"verified,omitempty"`
 	State       string `json:"state,omitempty"`
 	Error       string `json:"error,omitempty"`
 }
@@ -187,11 +195,105 @@ func (a *app) copyOne(ctx context.Context, src, dst *client.Client, name string,
 		return r, err
 	}
 	r.Offsets = len(offsets)
+	var mark copyMark
+	var kopts []kgo.Opt
 	if info.Type == "source" {
 		r.ExactlyOnce = a.copyExactlyOnce(ctx, src, dst, name, info.Config)
+		if r.ExactlyOnce && opts.resume && a.hasBootstrap(opts.kf) {
+			if mark, kopts, err = a.markCopy(ctx, src, name, opts.kf); err != nil {
+				return r, err
+			}
+		}
 	}
 	r.State, err = a.createWithOffsets(ctx, dst, name, info.Config, offsets, opts.resume, opts.wait)
+	if err != nil || mark == nil {
+		return r, err
+	}
+	r.Verified, err = a.verifyCopy(ctx, dst, name, offsets, mark, kopts, opts.wait)
 	return r, err
+}
+
+// markCopy reads where the topics of a source connector about to be
+// copied end, for verifyCopy.
+func (a *app) markCopy(ctx context.Context, src *client.Client, name string, kf *kafkaFlags) (copyMark, []kgo.Opt, error) {
+	topics, err := src.Topics(ctx, name)
+	if err != nil || len(topics) == 0 {
+		return nil, nil, err
+	}
+	opts, _, err := a.kafkaOpts(kf)
+	if err != nil {
+		return nil, nil, err
+	}
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer cl.Close()
+	mark, err := markTopics(ctx, cl, topics)
+	return mark, opts, err
+}
+
+// verifyCopy checks an exactly-once copy once the new connector wrote
+// something (its offsets moved past those copied, within wait): none of
+// the records it wrote repeats one of those its topics held before.
+func (a *app) verifyCopy(ctx context.Context, dst *client.Client, name string, copied []client.ConnectorOffset, mark copyMark, opts []kgo.Opt, wait time.Duration) (string, error) {
+	moved := false
+	deadline := time.Now().Add(wait)
+	for !moved && time.Now().Before(deadline) {
+		now, err := dst.Offsets(ctx, name)
+		if err != nil {
+			return "", err
+		}
+		moved = !sameOffsets(now, copied)
+		if !moved {
+			select {
+			case <-ctx.Done():
+				return "", ctx.Err()
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+	}
+	if !moved {
+		msg := "the new connector wrote nothing within --wait: nothing to check"
+		if !a.structured() {
+			fmt.Fprintf(a.stdout, "%s: %s\n", name, msg)
+		}
+		return msg, nil
+	}
+	res, err := checkDuplicates(ctx, opts, mark)
+	if err != nil {
+		return "", fmt.Errorf("checking the topics of %s for duplicates: %w", name, err)
+	}
+	if res.dup != "" {
+		return "", fmt.Errorf("connector %s wrote a record again after the copy: %s", name, res.dup)
+	}
+	msg := fmt.Sprintf("verified: the %d record%s written since the copy repeat none of the %d before it", res.after, plural(res.after), res.before)
+	if !a.structured() {
+		fmt.Fprintf(a.stdout, "%s: %s\n", name, msg)
+	}
+	return msg, nil
+}
+
+// sameOffsets reports whether two offset lists hold the same offsets.
+func sameOffsets(a, b []client.ConnectorOffset) bool {
+	key := func(o client.ConnectorOffset) string {
+		p, _ := json.Marshal(o.Partition)
+		v, _ := json.Marshal(o.Offset)
+		return string(p) + "=" + string(v)
+	}
+	if len(a) != len(b) {
+		return false
+	}
+	set := map[string]bool{}
+	for _, o := range a {
+		set[key(o)] = true
+	}
+	for _, o := range b {
+		if !set[key(o)] {
+			return false
+		}
+	}
+	return true
 }
 
 // copyExactlyOnce says what a source's copy between the two clusters

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -65,6 +66,12 @@ func startBroker(t *testing.T) string {
 
 func distributed(t *testing.T, bootstrap string) *server.Distributed {
 	t.Helper()
+	return distributedWith(t, bootstrap, nil)
+}
+
+// distributedWith is distributed with extra (or other) worker properties.
+func distributedWith(t *testing.T, bootstrap string, extra map[string]string) *server.Distributed {
+	t.Helper()
 	props := map[string]string{
 		"bootstrap.servers":                 bootstrap,
 		"listeners":                         "http://127.0.0.1:0",
@@ -82,6 +89,7 @@ func distributed(t *testing.T, bootstrap string) *server.Distributed {
 		"key.converter":                     "org.apache.kafka.connect.storage.StringConverter",
 		"value.converter":                   "org.apache.kafka.connect.storage.StringConverter",
 	}
+	maps.Copy(props, extra)
 	d, err := server.StartDistributed(context.Background(), props, builtin.Plugins(), logging.NewRegistry(servertest.LogOnFailure(t)))
 	if err != nil {
 		t.Fatalf("starting a distributed worker: %v", err)
