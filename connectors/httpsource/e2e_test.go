@@ -17,6 +17,7 @@ import (
 
 	"github.com/connectd/connectd/connectors/httpsource"
 	"github.com/connectd/connectd/converters"
+	"github.com/connectd/connectd/internal/embedded"
 	"github.com/connectd/connectd/internal/logging"
 	"github.com/connectd/connectd/internal/server"
 	"github.com/connectd/connectd/internal/servertest"
@@ -34,6 +35,7 @@ type ordersAPI struct {
 func (a *ordersAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a.mu.Lock()
 	a.reqs = append(a.reqs, r.URL.RequestURI())
+	n := a.n
 	a.mu.Unlock()
 	if r.URL.Path != "/api/orders" {
 		http.NotFound(w, r)
@@ -45,7 +47,7 @@ func (a *ordersAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		page, _ = strconv.Atoi(p)
 	}
 	out := []map[string]any{}
-	for id := since + 1 + (page-1)*10; id <= a.n && len(out) < 10; id++ {
+	for id := since + 1 + (page-1)*10; id <= n && len(out) < 10; id++ {
 		at := time.Date(2026, 7, 10, 14, 30, 0, 0, time.UTC).Add(time.Duration(id-42) * time.Minute)
 		out = append(out, map[string]any{"id": id, "updated_at": at.Format(time.RFC3339), "item": fmt.Sprintf("item-%d", id)})
 	}
@@ -225,4 +227,70 @@ func (w *worker) must(want int, method, path, body string) string {
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	servertest.Eventually(t, what, 15*time.Second, cond)
+}
+
+// Exactly once, in a cluster with exactly-once source support: the pages
+// a task reads and their cursor commit together, and a restart resumes
+// from the committed cursor; a read_committed consumer sees each order
+// once.
+func TestExactlyOnceCluster(t *testing.T) {
+	api := &ordersAPI{n: 42}
+	srv := httptest.NewServer(api)
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	b, err := embedded.Start(embedded.Config{Listen: "127.0.0.1:0", DataDir: filepath.Join(dir, "kafka")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	d, err := server.StartDistributed(context.Background(), map[string]string{
+		"bootstrap.servers": b.Addr(), "listeners": "http://127.0.0.1:0", "group.id": "eos-http",
+		"config.storage.topic": "c", "offset.storage.topic": "o", "status.storage.topic": "s",
+		"config.storage.replication.factor": "1", "offset.storage.replication.factor": "1", "status.storage.replication.factor": "1",
+		"exactly.once.source.support": "enabled",
+	}, append(httpsource.Plugins(), converters.Plugins()...), logging.NewRegistry(io.Discard))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.Close)
+	rest := servertest.REST{T: t, Addr: d.RESTAddr}
+	body, _ := json.Marshal(map[string]any{"name": "orders", "config": map[string]string{
+		"connector.class": "HttpSource", "http.url": srv.URL + "/api/orders", "http.cursor.id.field": "id",
+		"http.cursor.param": "since_id", "http.page.param": "page", "poll.interval.ms": "100", "topic": "orders",
+		"exactly.once.support": "required",
+		"key.converter":        "org.apache.kafka.connect.storage.StringConverter",
+	}})
+	eventually(t, "the connector created", func() bool {
+		code, _ := rest.Do("POST", "/connectors", string(body))
+		return code == 201
+	})
+	keys := func(n int) []string {
+		cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.ConsumeTopics("orders"),
+			kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cl.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		var got []string
+		for len(got) < n && ctx.Err() == nil {
+			cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) { got = append(got, string(r.Key)) })
+		}
+		return got
+	}
+	want := make([]string, 42)
+	for i := range want {
+		want[i] = strconv.Itoa(i + 1)
+	}
+	if got := keys(42); !slices.Equal(got, want) {
+		t.Fatalf("read_committed keys %v", got)
+	}
+	api.mu.Lock()
+	api.n = 45
+	api.mu.Unlock()
+	rest.Must(202, "POST", "/connectors/orders/restart?includeTasks=true", "")
+	if got := keys(45); !slices.Equal(got, append(want, "43", "44", "45")) {
+		t.Fatalf("after a restart and three more orders, read_committed keys %v", got)
+	}
 }
