@@ -485,7 +485,7 @@ func TestStandaloneRefusesExactlyOnce(t *testing.T) {
 // boundaries (transaction.boundary=connector): records r-0 to r-39 in
 // batches of 5, a commit after each record whose number ends in 9, and an
 // abort after r-24. Its offsets are {"n": next record}.
-type txnSource struct{}
+type txnSource struct{ task *txnSourceTask }
 
 func (*txnSource) Version() string                                         { return "test" }
 func (*txnSource) Config() *connect.ConfigDef                              { return connect.NewConfigDef() }
@@ -493,7 +493,7 @@ func (*txnSource) Start(connect.ConnectorContext, map[string]string) error { ret
 func (*txnSource) TaskConfigs(int) ([]map[string]string, error)            { return []map[string]string{{}}, nil }
 func (*txnSource) Stop() error                                             { return nil }
 func (*txnSource) TaskClass() string                                       { return "test.TxnSourceTask" }
-func (*txnSource) NewTask() connect.SourceTask                             { return &txnSourceTask{} }
+func (s *txnSource) NewTask() connect.SourceTask                           { return s.task }
 func (*txnSource) ExactlyOnceSupport(map[string]string) connect.ExactlyOnceSupport {
 	return connect.ExactlyOnceSupported
 }
@@ -502,6 +502,17 @@ func (*txnSource) CanDefineTransactionBoundaries(map[string]string) bool { retur
 type txnSourceTask struct {
 	txn  connect.TransactionContext
 	next int64
+
+	mu        sync.Mutex
+	committed []string // CommitRecord's records, in order
+}
+
+// CommitRecord implements connect.RecordCommitter.
+func (t *txnSourceTask) CommitRecord(rec *connect.SourceRecord, meta connect.RecordMetadata) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.committed = append(t.committed, rec.Value.(string))
+	return nil
 }
 
 func (*txnSourceTask) Version() string { return "test" }
@@ -552,9 +563,11 @@ func (*txnSourceTask) Stop() error { return nil }
 // Connector-defined transaction boundaries: what the task commits is
 // visible to a read_committed consumer, what it aborts never is, and the
 // aborted records' offsets are committed all the same, so that a restart
-// does not read them again.
+// does not read them again. The task's CommitRecord hears of each record
+// once its transaction (or the commit after an abort) committed.
 func TestExactlyOnceConnectorDefinedBoundaries(t *testing.T) {
-	plugin := connect.Plugin{Class: "test.TxnSource", Type: connect.PluginSource, Version: "test", New: func() any { return &txnSource{} }}
+	task := &txnSourceTask{}
+	plugin := connect.Plugin{Class: "test.TxnSource", Type: connect.PluginSource, Version: "test", New: func() any { return &txnSource{task: task} }}
 	c := startCluster(t, 1, map[string]string{"exactly.once.source.support": "enabled"}, plugin)
 	w := c.healthy(0)
 	w.must(201, "POST", "/connectors", jsonString(map[string]any{"name": "txn", "config": map[string]string{
@@ -572,6 +585,17 @@ func TestExactlyOnceConnectorDefinedBoundaries(t *testing.T) {
 	eventually(t, "the offset after r-39", func() bool {
 		_, body := w.do("GET", "/connectors/txn/offsets", "")
 		return strings.Contains(body, `"offset":{"n":40}`)
+	})
+	// The task hears of every record once its offset committed, the
+	// aborted ones too (handled, never to be read again), as in Kafka.
+	var all []string
+	for n := range 40 {
+		all = append(all, fmt.Sprintf("r-%d", n))
+	}
+	eventually(t, "CommitRecord for each record", func() bool {
+		task.mu.Lock()
+		defer task.mu.Unlock()
+		return slices.Equal(task.committed, all)
 	})
 	w.must(202, "POST", "/connectors/txn/restart?includeTasks=true", "")
 	eventually(t, "the task running again", func() bool { return w.state("txn") == "RUNNING/RUNNING" })

@@ -440,10 +440,14 @@ func (s *sourceTask) abortTxn(failing bool) error {
 		return s.txnError("aborting the transaction", err)
 	}
 	t.open, t.records = false, 0
-	// Acknowledged, but never committed: the task is not told of them.
-	t.ackMu.Lock()
-	t.acked = nil
-	t.ackMu.Unlock()
+	if failing {
+		// Never committed: the task is not told of them.
+		t.ackMu.Lock()
+		t.acked = nil
+		t.ackMu.Unlock()
+	}
+	// An abort the task asked for commits their offsets next, and the
+	// task hears of them then, as Kafka's commitRecord after an abort.
 	return nil
 }
 
