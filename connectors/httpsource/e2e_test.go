@@ -17,7 +17,7 @@ import (
 
 	"github.com/connectd/connectd/connectors/httpsource"
 	"github.com/connectd/connectd/converters"
-	"github.com/connectd/connectd/internal/embedded"
+	"github.com/connectd/connectd/internal/clustertest"
 	"github.com/connectd/connectd/internal/logging"
 	"github.com/connectd/connectd/internal/server"
 	"github.com/connectd/connectd/internal/servertest"
@@ -237,23 +237,7 @@ func TestExactlyOnceCluster(t *testing.T) {
 	api := &ordersAPI{n: 42}
 	srv := httptest.NewServer(api)
 	t.Cleanup(srv.Close)
-	dir := t.TempDir()
-	b, err := embedded.Start(embedded.Config{Listen: "127.0.0.1:0", DataDir: filepath.Join(dir, "kafka")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Close)
-	d, err := server.StartDistributed(context.Background(), map[string]string{
-		"bootstrap.servers": b.Addr(), "listeners": "http://127.0.0.1:0", "group.id": "eos-http",
-		"config.storage.topic": "c", "offset.storage.topic": "o", "status.storage.topic": "s",
-		"config.storage.replication.factor": "1", "offset.storage.replication.factor": "1", "status.storage.replication.factor": "1",
-		"exactly.once.source.support": "enabled",
-	}, append(httpsource.Plugins(), converters.Plugins()...), logging.NewRegistry(io.Discard))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(d.Close)
-	rest := servertest.REST{T: t, Addr: d.RESTAddr}
+	bootstrap, rest := clustertest.ExactlyOnce(t, append(httpsource.Plugins(), converters.Plugins()...), nil)
 	body, _ := json.Marshal(map[string]any{"name": "orders", "config": map[string]string{
 		"connector.class": "HttpSource", "http.url": srv.URL + "/api/orders", "http.cursor.id.field": "id",
 		"http.cursor.param": "since_id", "http.page.param": "page", "poll.interval.ms": "100", "topic": "orders",
@@ -265,7 +249,7 @@ func TestExactlyOnceCluster(t *testing.T) {
 		return code == 201
 	})
 	keys := func(n int) []string {
-		cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.ConsumeTopics("orders"),
+		cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap), kgo.ConsumeTopics("orders"),
 			kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
 		if err != nil {
 			t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/connectd/connectd/connectors/postgrescdc"
 	"github.com/connectd/connectd/converters"
-	"github.com/connectd/connectd/internal/embedded"
+	"github.com/connectd/connectd/internal/clustertest"
 	"github.com/connectd/connectd/internal/logging"
 	"github.com/connectd/connectd/internal/server"
 	"github.com/connectd/connectd/internal/servertest"
@@ -221,25 +221,10 @@ func TestExactlyOnceDatabaseTransactions(t *testing.T) {
 	db := postgrescdc.NewTestDB(t)
 	db.Exec(`CREATE TABLE items (id int PRIMARY KEY, name text NOT NULL)`)
 	db.Exec(`INSERT INTO items VALUES (1, 'a'), (2, 'b')`)
-	dir := t.TempDir()
-	b, err := embedded.Start(embedded.Config{Listen: "127.0.0.1:0", DataDir: filepath.Join(dir, "kafka")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Close)
-	d, err := server.StartDistributed(context.Background(), map[string]string{
-		"bootstrap.servers": b.Addr(), "listeners": "http://127.0.0.1:0", "group.id": "eos-cdc",
-		"config.storage.topic": "c", "offset.storage.topic": "o", "status.storage.topic": "s",
-		"config.storage.replication.factor": "1", "offset.storage.replication.factor": "1", "status.storage.replication.factor": "1",
-		"exactly.once.source.support": "enabled",
-		"key.converter":               "org.apache.kafka.connect.json.JsonConverter", "key.converter.schemas.enable": "false",
+	bootstrap, rest := clustertest.ExactlyOnce(t, append(postgrescdc.Plugins(), converters.Plugins()...), map[string]string{
+		"key.converter": "org.apache.kafka.connect.json.JsonConverter", "key.converter.schemas.enable": "false",
 		"value.converter": "org.apache.kafka.connect.json.JsonConverter", "value.converter.schemas.enable": "true",
-	}, append(postgrescdc.Plugins(), converters.Plugins()...), logging.NewRegistry(io.Discard))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(d.Close)
-	rest := servertest.REST{T: t, Addr: d.RESTAddr}
+	})
 	cfg := db.Config("shop", "eos_slot")
 	cfg["connector.class"] = "PostgresConnector"
 	cfg["exactly.once.support"] = "required"
@@ -255,7 +240,7 @@ func TestExactlyOnceDatabaseTransactions(t *testing.T) {
 	})
 	db.Exec(`BEGIN; INSERT INTO items SELECT g, 'x' FROM generate_series(3, 5) g; COMMIT`)
 	db.Exec(`BEGIN; INSERT INTO items SELECT g, 'y' FROM generate_series(6, 12) g; COMMIT`)
-	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.ConsumeTopics("shop.public.items"),
+	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap), kgo.ConsumeTopics("shop.public.items"),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
 	if err != nil {
 		t.Fatal(err)
