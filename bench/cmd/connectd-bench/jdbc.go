@@ -824,7 +824,9 @@ func (j *jdbcResults) report() (rows []row, notes []string) {
 	if j == nil {
 		return nil, nil
 	}
-	for _, s := range []interface{ report() ([]row, []string) }{j.smtFile, j.smtSink, j.metricsFile} {
+	// Figures 8, 9 and 10 follow the JDBC ones, whatever returns: the
+	// defers run last first, so they are listed from 10 down.
+	for _, s := range []interface{ report() ([]row, []string) }{j.metricsFile, j.smtSink, j.smtFile} {
 		defer func() {
 			r, n := s.report()
 			rows, notes = append(rows, r...), append(notes, n...)
