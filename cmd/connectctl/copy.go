@@ -220,16 +220,16 @@ func (a *app) markCopy(ctx context.Context, src *client.Client, name string, kf 
 	if err != nil || len(topics) == 0 {
 		return nil, nil, err
 	}
+	adm, closeAdm, err := a.admin(kf)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer closeAdm()
+	mark, err := markTopics(ctx, adm, topics)
+	if err != nil {
+		return nil, nil, err
+	}
 	opts, _, err := a.kafkaOpts(kf)
-	if err != nil {
-		return nil, nil, err
-	}
-	cl, err := kgo.NewClient(opts...)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer cl.Close()
-	mark, err := markTopics(ctx, cl, topics)
 	return mark, opts, err
 }
 

@@ -64,8 +64,8 @@ const dupWindow = 10_000
 type copyMark map[string]map[int32]int64
 
 // markTopics reads the end offsets of a connector's topics.
-func markTopics(ctx context.Context, cl *kgo.Client, topics []string) (copyMark, error) {
-	ends, err := kadm.NewClient(cl).ListEndOffsets(ctx, topics...)
+func markTopics(ctx context.Context, adm *kadm.Client, topics []string) (copyMark, error) {
+	ends, err := adm.ListEndOffsets(ctx, topics...)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +98,7 @@ func checkDuplicates(ctx context.Context, opts []kgo.Opt, mark copyMark) (dupChe
 	if err != nil {
 		return res, err
 	}
-	ends, err := markTopics(ctx, cl, slices.Collect(maps.Keys(mark)))
+	ends, err := markTopics(ctx, kadm.NewClient(cl), slices.Collect(maps.Keys(mark)))
 	cl.Close()
 	if err != nil {
 		return res, err

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -141,15 +140,13 @@ func (h *Distributed) verifyTask(ctx context.Context, id client.TaskID, generati
 		return Internal("Failed to read to end of config topic: %v", err)
 	}
 	if cs, ok := h.store.Connector(id.Connector); !ok || cs.Generation != generation {
-		return Internal("Cannot start source task %s with exactly-once support as the connector has already generated a new set of task configs", taskName(id))
+		return Internal("Cannot start source task %s with exactly-once support as the connector has already generated a new set of task configs", id)
 	}
 	if a := h.assigned.Load(); a == nil || !(*a)[id] {
-		return Internal("Cannot start source task %s as it has already been revoked from this worker", taskName(id))
+		return Internal("Cannot start source task %s as it has already been revoked from this worker", id)
 	}
 	return nil
 }
-
-func taskName(id client.TaskID) string { return id.Connector + "-" + strconv.Itoa(id.Task) }
 
 // putFence asks the leader for a round of zombie fencing on its internal,
 // signed endpoint (an empty body, signed as such).

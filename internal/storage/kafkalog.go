@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"time"
 
@@ -126,24 +127,21 @@ func NewKafkaLog(cfg KafkaLogConfig) (*KafkaLog, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	opts := []kgo.Opt{
-		kgo.SeedBrokers(cfg.Seeds...),
+	// What the log's client and its transactional producer share.
+	producer := []kgo.Opt{kgo.SeedBrokers(cfg.Seeds...), kgo.RecordPartitioner(partitioner), kgo.ProducerLinger(0)}
+	opts := append(slices.Clone(producer),
 		kgo.ConsumeTopics(cfg.Topic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.KeepControlRecords(),
 		// Java's consumer default; franz-go's is 5 s, which would make
 		// every ReadToEnd after a quiet period that slow.
-		kgo.FetchMaxWait(500 * time.Millisecond),
-		kgo.RecordPartitioner(partitioner),
-		kgo.ProducerLinger(0),
-	}
+		kgo.FetchMaxWait(500*time.Millisecond),
+	)
 	if cfg.ReadCommitted {
 		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
 	}
 	opts = append(opts, cfg.ClientOpts...)
-	txnOpts := []kgo.Opt{kgo.SeedBrokers(cfg.Seeds...), kgo.RecordPartitioner(partitioner), kgo.ProducerLinger(0),
-		kgo.TransactionalID(cfg.TransactionalID), kgo.RequiredAcks(kgo.AllISRAcks())}
-	txnOpts = append(txnOpts, cfg.ClientOpts...)
+	txnOpts := append(append(producer, kgo.TransactionalID(cfg.TransactionalID)), cfg.ClientOpts...)
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		return nil, fmt.Errorf("storage: creating Kafka client for topic %q: %w", cfg.Topic, err)
