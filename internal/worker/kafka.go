@@ -101,6 +101,12 @@ func clientOptions(props map[string]string, dial kafkasec.DialFunc) ([]kgo.Opt, 
 				return nil, err
 			}
 			opts = append(opts, kgo.HeartbeatInterval(d))
+		case "transaction.timeout.ms":
+			d, err := ms(k, v)
+			if err != nil {
+				return nil, err
+			}
+			opts = append(opts, kgo.TransactionTimeout(d))
 		case "fetch.max.wait.ms":
 			d, err := ms(k, v)
 			if err != nil {

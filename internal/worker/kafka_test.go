@@ -111,3 +111,32 @@ func TestEnableMetricsPush(t *testing.T) {
 		}
 	}
 }
+
+// transaction.timeout.ms reaches the broker with an exactly-once task's
+// producer id (Kafka's producer key); a bad value is named as Kafka names
+// it.
+func TestTransactionTimeoutOption(t *testing.T) {
+	if _, err := clientOptions(map[string]string{"transaction.timeout.ms": "soon"}, nil); err == nil || !strings.Contains(err.Error(), "Invalid value soon for configuration transaction.timeout.ms") {
+		t.Errorf("a bad transaction.timeout.ms: %v", err)
+	}
+	c, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var got atomic.Int32
+	c.ControlKey(int16(kmsg.InitProducerID), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		got.Store(req.(*kmsg.InitProducerIDRequest).TransactionTimeoutMillis)
+		return nil, nil, false
+	})
+	cl := newClient(t, c.ListenAddrs()[0], map[string]string{"transaction.timeout.ms": "12345"}, kgo.TransactionalID("t"))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, _, err := cl.ProducerID(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got.Load() != 12345 {
+		t.Errorf("InitProducerID asked for a timeout of %d ms, want 12345", got.Load())
+	}
+}
