@@ -135,6 +135,7 @@ type ConfigStore interface {
 	// REST answers.
 	Snapshot() storage.ConfigState
 	Connector(name string) (storage.ConnectorConfigState, bool)
+	ConnectorConfig(name string) (map[string]string, bool)
 	ConnectorNames() []string
 	Offset() int64
 	SessionKey() *storage.SessionKey
@@ -941,8 +942,8 @@ func (h *Distributed) ConnectorStatus(ctx context.Context, name string) (*client
 	}
 	st := client.State{State: rec.State, WorkerID: rec.WorkerID, Trace: rec.Trace}
 	typ := client.TypeUnknown
-	if conn, ok := h.connector(name); ok {
-		typ = connType(h.plugin(conn.config["connector.class"]))
+	if config, ok := h.store.ConnectorConfig(name); ok {
+		typ = connType(h.plugin(config["connector.class"]))
 	}
 	tasks := taskStates(h.status.Tasks(name))
 	if tasks == nil {

@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -266,17 +265,29 @@ func appendJavaFloat(dst []byte, f float64, bits int) []byte {
 // iterates, given the order they were inserted in. The table starts at 16
 // buckets and doubles whenever the size passes 3/4 of it; resizing keeps
 // the relative order of entries that share a bucket, so the final order is
-// the insertion order sorted stably by bucket index.
+// the insertion order sorted stably by bucket index: a counting sort, each
+// key hashed once (GET /connectors?expand=status orders thousands).
 func HashMapOrder(keys []string) []string {
 	capacity := 16
 	for float64(len(keys)) > 0.75*float64(capacity) {
 		capacity *= 2
 	}
 	mask := uint32(capacity - 1)
-	out := slices.Clone(keys)
-	sort.SliceStable(out, func(i, j int) bool {
-		return spread(out[i])&mask < spread(out[j])&mask
-	})
+	buckets := make([]uint32, len(keys))
+	// next[b] is where bucket b's next key goes once the counts are summed.
+	next := make([]int, capacity+1)
+	for i, k := range keys {
+		buckets[i] = spread(k) & mask
+		next[buckets[i]+1]++
+	}
+	for b := 1; b <= capacity; b++ {
+		next[b] += next[b-1]
+	}
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[next[buckets[i]]] = k
+		next[buckets[i]]++
+	}
 	return out
 }
 

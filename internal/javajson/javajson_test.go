@@ -2,8 +2,11 @@ package javajson
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"sort"
 	"testing"
 )
 
@@ -72,6 +75,30 @@ func TestHashMapOrder(t *testing.T) {
 				t.Errorf("HashMapOrder(%v) = %v, want %v", c.in, got, c.want)
 				break
 			}
+		}
+	}
+}
+
+// Thousands of keys (a table resized many times, many buckets shared)
+// come in the order of HashMap's definition: insertion order, sorted
+// stably by bucket index.
+func TestHashMapOrderMany(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{0, 1, 12, 13, 3000, 10000} {
+		keys := make([]string, n)
+		for i := range keys {
+			keys[i] = fmt.Sprintf("connector-%d-%x", i, rng.Uint32()%64)
+		}
+		capacity := 16
+		for float64(n) > 0.75*float64(capacity) {
+			capacity *= 2
+		}
+		want := slices.Clone(keys)
+		sort.SliceStable(want, func(i, j int) bool {
+			return spread(want[i])&uint32(capacity-1) < spread(want[j])&uint32(capacity-1)
+		})
+		if got := HashMapOrder(keys); !slices.Equal(got, want) {
+			t.Fatalf("HashMapOrder of %d keys differs from the stable sort by bucket", n)
 		}
 	}
 }

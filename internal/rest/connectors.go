@@ -1,9 +1,7 @@
 package rest
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -63,66 +61,71 @@ func (s *server) listConnectors(w http.ResponseWriter, r *http.Request) error {
 // does: unknown expansions are ignored, a connector whose lookup says 404
 // is left out, and both maps are Java HashMaps, written in their order.
 func (s *server) expandConnectors(ctx context.Context, names, expand []string) ([]byte, error) {
-	// Every field is encoded into one buffer, and each connector keeps
-	// where its fields are in it: thousands of connectors are thousands
-	// of encodings, which should cost no buffer and no map each.
-	type field struct {
-		key        string
-		start, end int
+	// The expansions Kafka knows, once each: a repeated one gives the
+	// same document again.
+	var keys []string
+	for _, x := range expand {
+		if (x == "status" || x == "info") && !slices.Contains(keys, x) {
+			keys = append(keys, x)
+		}
 	}
-	type entry struct {
-		fields []field // by key, the last of a repeated expansion winning
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	entries := make(map[string]*entry, len(names))
-	var kept []string
+	// Every document is encoded into one buffer, and each connector keeps
+	// where its documents are in it: thousands of connectors are
+	// thousands of encodings, which should cost no buffer and no map each.
+	type span struct{ start, end int }
+	encoded := make([]byte, 0, s.expandBytes.Load())
+	spans := make([]span, 0, len(names)*len(keys)) // by connector, then by key
+	kept := make([]string, 0, len(names))
+	at := make(map[string]int, len(names)) // a connector's index in kept
 connectors:
 	for _, name := range names {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		e := &entry{}
-		for _, x := range expand {
-			var v any
+		from, n := len(encoded), len(spans)
+		for _, x := range keys {
+			start := len(encoded)
 			var err error
-			switch x {
-			case "status":
+			if x == "status" {
 				var st *client.ConnectorStatus
-				st, err = s.h.ConnectorStatus(ctx, name)
-				v = fixStatus(st)
-			case "info":
+				if st, err = s.h.ConnectorStatus(ctx, name); err == nil {
+					encoded = appendStatus(encoded, st)
+				}
+			} else {
 				var info *client.ConnectorInfo
-				info, err = s.h.ConnectorInfo(ctx, name)
-				v = fixInfo(info)
-			default:
-				continue
+				if info, err = s.h.ConnectorInfo(ctx, name); err == nil {
+					var doc []byte
+					if doc, err = marshal(fixInfo(info)); err == nil {
+						encoded = append(encoded, doc...)
+					}
+				}
 			}
 			var he *herder.Error
 			if errors.As(err, &he) && he.Status == http.StatusNotFound {
+				encoded, spans = encoded[:from], spans[:n]
 				continue connectors
 			} else if err != nil {
 				return nil, err
 			}
-			start := buf.Len()
-			if err := enc.Encode(v); err != nil {
-				return nil, err
-			}
-			f := field{key: x, start: start, end: buf.Len() - 1} // without Encode's newline
-			if k := slices.IndexFunc(e.fields, func(f field) bool { return f.key == x }); k >= 0 {
-				e.fields[k] = f
-			} else {
-				e.fields = append(e.fields, f)
-			}
+			spans = append(spans, span{start, len(encoded)})
 		}
-		if _, dup := entries[name]; !dup {
-			kept = append(kept, name)
+		if i, dup := at[name]; dup {
+			// The last lookup of a name listed twice wins, in the place of
+			// the first.
+			copy(spans[i*len(keys):], spans[n:])
+			spans = spans[:n]
+			continue
 		}
-		entries[name] = e
+		at[name] = len(kept)
+		kept = append(kept, name)
 	}
-	encoded := buf.Bytes()
-	b := make([]byte, 0, len(encoded)+len(kept)*48+2)
+	s.expandBytes.Store(int64(len(encoded)))
+	keyOrder := javajson.HashMapOrder(keys)
+	keyAt := make([]int, len(keyOrder)) // keyOrder[j] is keys[keyAt[j]]
+	for j, k := range keyOrder {
+		keyAt[j] = slices.Index(keys, k)
+	}
+	b := make([]byte, 0, len(encoded)+len(kept)*(48+16*len(keys))+2)
 	b = append(b, '{')
 	for i, name := range javajson.HashMapOrder(kept) {
 		if i > 0 {
@@ -130,23 +133,75 @@ connectors:
 		}
 		b = javajson.AppendString(b, name)
 		b = append(b, ':', '{')
-		e := entries[name]
-		keys := make([]string, len(e.fields))
-		for k, f := range e.fields {
-			keys[k] = f.key
-		}
-		for j, k := range javajson.HashMapOrder(keys) {
+		first := at[name] * len(keys)
+		for j, k := range keyOrder {
 			if j > 0 {
 				b = append(b, ',')
 			}
-			f := e.fields[slices.IndexFunc(e.fields, func(f field) bool { return f.key == k })]
+			sp := spans[first+keyAt[j]]
 			b = javajson.AppendString(b, k)
 			b = append(b, ':')
-			b = append(b, encoded[f.start:f.end]...)
+			b = append(b, encoded[sp.start:sp.end]...)
 		}
 		b = append(b, '}')
 	}
 	return append(b, '}'), nil
+}
+
+// appendStatus appends what marshal(fixStatus(st)) gives, without
+// reflection: expand=status writes thousands of them.
+func appendStatus(b []byte, st *client.ConnectorStatus) []byte {
+	b = append(b, `{"name":`...)
+	b = appendJSONString(b, st.Name)
+	b = append(b, `,"connector":`...)
+	b = appendState(b, -1, st.Connector.State, st.Connector.WorkerID, st.Connector.Trace, st.Connector.Version)
+	b = append(b, `,"tasks":[`...)
+	for i, t := range st.Tasks {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendState(b, t.ID, t.State, t.WorkerID, t.Trace, t.Version)
+	}
+	b = append(b, `],"type":`...)
+	b = appendJSONString(b, st.Type)
+	return append(b, '}')
+}
+
+// appendState appends a client.State (id < 0) or a client.TaskState.
+func appendState(b []byte, id int, state, workerID, trace, version string) []byte {
+	b = append(b, '{')
+	if id >= 0 {
+		b = append(b, `"id":`...)
+		b = strconv.AppendInt(b, int64(id), 10)
+		b = append(b, ',')
+	}
+	b = append(b, `"state":`...)
+	b = appendJSONString(b, state)
+	b = append(b, `,"worker_id":`...)
+	b = appendJSONString(b, workerID)
+	if trace != "" {
+		b = append(b, `,"trace":`...)
+		b = appendJSONString(b, trace)
+	}
+	if version != "" {
+		b = append(b, `,"version":`...)
+		b = appendJSONString(b, version)
+	}
+	return append(b, '}')
+}
+
+// appendJSONString appends s as marshal does: printable ASCII other than
+// '"' and '\\' as it is, anything else through encoding/json.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			doc, _ := marshal(s) // a string always encodes
+			return append(b, doc...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 func (s *server) createConnector(w http.ResponseWriter, r *http.Request) error {

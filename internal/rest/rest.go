@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/connectd/connectd/client"
@@ -138,6 +139,9 @@ type server struct {
 	auth     *basicAuth   // nil: no authentication
 	cors     *cors        // nil: same origin only
 	headers  []HeaderRule
+	// expandBytes is the size of the last expand answer's documents, the
+	// next one's first buffer.
+	expandBytes atomic.Int64
 }
 
 // New returns the REST API over h. loggers backs /admin/loggers, which is

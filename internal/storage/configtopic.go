@@ -176,6 +176,15 @@ func (c *ConfigTopic) Connector(name string) (ConnectorConfigState, bool) {
 	return c.connectorLocked(name), true
 }
 
+// ConnectorConfig is one connector's config alone, shared as Connector's
+// is: a status answer needs its class, not the rest of its state.
+func (c *ConfigTopic) ConnectorConfig(name string) (map[string]string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	config, ok := c.connectors[name]
+	return config, ok
+}
+
 // ConnectorNames returns the names of the connectors with a config, sorted.
 func (c *ConfigTopic) ConnectorNames() []string {
 	c.mu.Lock()

@@ -138,8 +138,15 @@ func (s *StatusTopic) Task(connector string, task int) (StatusRecord, bool) {
 func (s *StatusTopic) Tasks(connector string) []StatusRecord {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := slices.Collect(maps.Values(s.tasks[connector]))
-	sort.Slice(out, func(i, j int) bool { return out[i].Task < out[j].Task })
+	tasks := s.tasks[connector]
+	if len(tasks) == 0 {
+		return nil
+	}
+	out := make([]StatusRecord, 0, len(tasks))
+	for _, r := range tasks {
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b StatusRecord) int { return a.Task - b.Task })
 	return out
 }
 
