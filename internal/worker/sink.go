@@ -521,38 +521,28 @@ func (s *sinkTask) convert(fetches kgo.Fetches) (recs []connect.SinkRecord, next
 		}
 	})
 	recs = make([]connect.SinkRecord, len(all))
-	parts := min(runtime.GOMAXPROCS(0), len(all)/minConvertSlice)
-	errs := make([]error, max(parts, 1))
+	parts := max(1, min(runtime.GOMAXPROCS(0), len(all)/minConvertSlice))
+	// errs[c]: the failure that ended chunk c.
+	errs := make([]error, (len(all)+convertChunk-1)/convertChunk)
 	// dropped[j]: a transform dropped all[j], or errors.tolerance=all
 	// skipped it; nil while nothing was.
 	var dropped []bool
 	if s.chain != nil || s.errs.tolerateAll {
 		dropped = make([]bool, len(all))
 	}
-	convertSlice := func(i, from, to int) {
-		// The chain's record, one per goroutine: the chain keeps none.
-		var scratch chainScratch
+	// The chain's record, one per goroutine: the chain keeps none.
+	scratch := make([]chainScratch, parts)
+	inChunks(len(all), parts, convertChunk, func(w, c, from, to int) {
 		for j := from; j < to; j++ {
 			var kept bool
-			if recs[j], kept, errs[i] = s.toSink(all[j], &scratch); errs[i] != nil {
+			if recs[j], kept, errs[c] = s.toSink(all[j], &scratch[w]); errs[c] != nil {
 				return
 			}
 			if !kept {
 				dropped[j] = true
 			}
 		}
-	}
-	if parts <= 1 {
-		convertSlice(0, 0, len(all))
-	} else {
-		var wg sync.WaitGroup
-		per := (len(all) + parts - 1) / parts
-		for i := 1; i < parts; i++ {
-			wg.Go(func() { convertSlice(i, i*per, min((i+1)*per, len(all))) })
-		}
-		convertSlice(0, 0, per)
-		wg.Wait()
-	}
+	})
 	// The first failure in record order, as a serial conversion finds it.
 	for _, e := range errs {
 		if e != nil {
@@ -638,8 +628,12 @@ func (s *sinkTask) attempt(r *kgo.Record, scratch *chainScratch) (connect.SinkRe
 	}, true, nil
 }
 
-// minConvertSlice is the fewest records worth a goroutine of their own.
-const minConvertSlice = 256
+// minConvertSlice is the fewest records worth a goroutine of their own;
+// convertChunk is how many each takes at a time.
+const (
+	minConvertSlice = 256
+	convertChunk    = 128
+)
 
 // dropRewound removes the records, and the next offsets, of partitions
 // the task rewound (SetOffset) during the Put that ran beside their

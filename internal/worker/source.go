@@ -335,15 +335,19 @@ type preparedPart struct {
 }
 
 // minTransformSlice is the fewest records worth a goroutine of their own
-// in prepare, for a connector with transforms.
-const minTransformSlice = 512
+// in prepare, for a connector with transforms; transformChunk is how many
+// each takes at a time.
+const (
+	minTransformSlice = 512
+	transformChunk    = 256
+)
 
 // prepare transforms and converts a polled batch and queues its offsets.
 // It runs on the polling goroutine, right after Poll: the converters then
 // read records the task has just written, while they are still in this
 // core's cache, rather than on another core a batch later. A connector
-// with transforms has a large batch transformed and converted on one
-// goroutine per CPU, in contiguous parts, each into a block of its own:
+// with transforms has a large batch transformed and converted by as many
+// goroutines as CPUs, in chunks (inChunks), each into a block of its own:
 // transforms cost as much again as the rest of the polling goroutine's
 // work. A record that fails to transform or convert fails the task with
 // none of its batch sent, unless errors.tolerance=all skips it.
@@ -360,17 +364,12 @@ func (s *sourceTask) prepare(ctx context.Context, recs []*connect.SourceRecord) 
 	if parts == 1 {
 		s.preparePart(ctx, recs, &s.scratch, now, s.lastBatchBytes, &results[0])
 	} else {
-		results = make([]preparedPart, parts)
-		per := (len(recs) + parts - 1) / parts
-		var wg sync.WaitGroup
-		for i := 1; i < parts; i++ {
-			wg.Go(func() {
-				var scratch connect.Record
-				s.preparePart(ctx, recs[min(i*per, len(recs)):min((i+1)*per, len(recs))], &scratch, now, s.lastBatchBytes/parts, &results[i])
-			})
-		}
-		s.preparePart(ctx, recs[:per], &s.scratch, now, s.lastBatchBytes/parts, &results[0])
-		wg.Wait()
+		results = make([]preparedPart, (len(recs)+transformChunk-1)/transformChunk)
+		// The chain's record, one per goroutine: the chain keeps none.
+		scratch := make([]connect.Record, parts)
+		inChunks(len(recs), parts, transformChunk, func(w, c, from, to int) {
+			s.preparePart(ctx, recs[from:to], &scratch[w], now, s.lastBatchBytes*(to-from)/len(recs), &results[c])
+		})
 	}
 	fail := func(err error) (*sendBatch, error) {
 		for i := range results {
