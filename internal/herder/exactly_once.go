@@ -151,19 +151,7 @@ func (h *Distributed) verifyTask(ctx context.Context, id client.TaskID, generati
 // putFence asks the leader for a round of zombie fencing on its internal,
 // signed endpoint (an empty body, signed as such).
 func putFence(ctx context.Context, hc *http.Client, leaderURL, name string, key []byte) error {
-	u := strings.TrimSuffix(leaderURL, "/") + "/connectors/" + url.PathEscape(name) + "/fence?forward=true"
-	req, err := http.NewRequestWithContext(ctx, http.MethodPut, u, http.NoBody)
-	if err != nil {
-		return err
-	}
-	req.Header.Set(signatureHeader, sign(key, nil))
-	req.Header.Set(signatureAlgHeader, signatureAlgorithm)
-	resp, err := hc.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	return responseError(resp, "the leader refused to fence the zombies of "+name)
+	return toLeaderSigned(ctx, hc, http.MethodPut, leaderURL, "/connectors/"+url.PathEscape(name)+"/fence?forward=true", nil, key, "the leader refused to fence the zombies of "+name)
 }
 
 // MsgStandaloneExactlyOnce is Kafka's refusal of exactly-once in a

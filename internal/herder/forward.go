@@ -89,12 +89,23 @@ func postTaskConfigs(ctx context.Context, hc *http.Client, leaderURL, name strin
 	if err != nil {
 		return err
 	}
-	u := strings.TrimSuffix(leaderURL, "/") + "/connectors/" + url.PathEscape(name) + "/tasks?forward=true"
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+	return toLeaderSigned(ctx, hc, http.MethodPost, leaderURL, "/connectors/"+url.PathEscape(name)+"/tasks?forward=true", body, key, "the leader refused the task configs of "+name)
+}
+
+// toLeaderSigned sends body (nil for none) to path on the leader, signed
+// with the session key, and returns responseError's verdict on the answer.
+func toLeaderSigned(ctx context.Context, hc *http.Client, method, leaderURL, path string, body, key []byte, what string) error {
+	var rd io.Reader = http.NoBody
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(leaderURL, "/")+path, rd)
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Content-Type", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	req.Header.Set(signatureHeader, sign(key, body))
 	req.Header.Set(signatureAlgHeader, signatureAlgorithm)
 	resp, err := hc.Do(req)
@@ -102,7 +113,7 @@ func postTaskConfigs(ctx context.Context, hc *http.Client, leaderURL, name strin
 		return err
 	}
 	defer resp.Body.Close()
-	return responseError(resp, "the leader refused the task configs of "+name)
+	return responseError(resp, what)
 }
 
 // responseError is nil for a 2xx answer of another worker, else an Error

@@ -308,6 +308,12 @@ func (l *KafkaLog) SendAllAndRead(ctx context.Context, records []KeyValue) error
 	if err != nil {
 		return err
 	}
+	return l.waitFor(ctx, next)
+}
+
+// waitFor returns once the reader has passed, in every partition of next,
+// the records before its offset.
+func (l *KafkaLog) waitFor(ctx context.Context, next map[int32]int64) error {
 	l.mu.Lock()
 	w := l.addWaiterLocked(next)
 	l.mu.Unlock()
@@ -396,10 +402,7 @@ func (l *KafkaLog) SendPrivilegedAndRead(ctx context.Context, records []KeyValue
 	if err != nil {
 		return fmt.Errorf("writing to topic %q in a transaction of %s: %w", l.topic, l.txn.id, err)
 	}
-	l.mu.Lock()
-	w := l.addWaiterLocked(next)
-	l.mu.Unlock()
-	return l.wait(ctx, w)
+	return l.waitFor(ctx, next)
 }
 
 func (l *KafkaLog) sendTxnLocked(ctx context.Context, records []KeyValue) (map[int32]int64, error) {

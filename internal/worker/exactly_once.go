@@ -172,21 +172,17 @@ func (c *txnContext) AbortTransaction() {
 	c.mu.Unlock()
 }
 
-func (c *txnContext) CommitTransactionAfter(rec *connect.SourceRecord) {
-	c.mu.Lock()
-	if c.req.commitOn == nil {
-		c.req.commitOn = map[*connect.SourceRecord]bool{}
-	}
-	c.req.commitOn[rec] = true
-	c.mu.Unlock()
-}
+func (c *txnContext) CommitTransactionAfter(rec *connect.SourceRecord) { c.after(&c.req.commitOn, rec) }
 
-func (c *txnContext) AbortTransactionAfter(rec *connect.SourceRecord) {
+func (c *txnContext) AbortTransactionAfter(rec *connect.SourceRecord) { c.after(&c.req.abortOn, rec) }
+
+// after marks rec in *on, one of c.req's maps.
+func (c *txnContext) after(on *map[*connect.SourceRecord]bool, rec *connect.SourceRecord) {
 	c.mu.Lock()
-	if c.req.abortOn == nil {
-		c.req.abortOn = map[*connect.SourceRecord]bool{}
+	if *on == nil {
+		*on = map[*connect.SourceRecord]bool{}
 	}
-	c.req.abortOn[rec] = true
+	(*on)[rec] = true
 	c.mu.Unlock()
 }
 
