@@ -89,11 +89,17 @@ func (h *Standalone) Worker() *worker.Worker { return h.w }
 // on the command line (created, or updated when they exist), and marks
 // the worker ready.
 func (h *Standalone) Start(ctx context.Context, fromFiles []StoredConnector) error {
+	// The REST API already serves: a connector created through it before
+	// this is running, and its config is what the store now holds.
+	// Adding it again would start a second instance beside the first,
+	// which nothing could stop, sending its records twice.
+	h.mu.Lock()
 	for _, sc := range h.configs.List() {
-		h.mu.Lock()
-		h.add(sc.Name, sc.Config, TargetState(sc.TargetState))
-		h.mu.Unlock()
+		if _, ok := h.conns[sc.Name]; !ok {
+			h.add(sc.Name, sc.Config, TargetState(sc.TargetState))
+		}
 	}
+	h.mu.Unlock()
 	for _, fc := range fromFiles {
 		if cur, err := h.ConnectorConfig(ctx, fc.Name); err == nil {
 			if maps.Equal(cur, withName(fc.Config, fc.Name)) {
