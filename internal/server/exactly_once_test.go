@@ -623,3 +623,56 @@ func TestExactlyOnceIntervalBoundary(t *testing.T) {
 		t.Errorf("no transaction sizes in the metrics")
 	}
 }
+
+// An exactly-once task that reuses its records' memory gets a batch back
+// only once its offsets are taken for their transaction: the task
+// overwrites what it gets back at once, offsets included, and yet each
+// transaction commits the offset of its own last record, never one
+// overwritten or one of the batch polled after it.
+func TestExactlyOnceReleasedRecordsKeepTheirOffsets(t *testing.T) {
+	const batches, perBatch = 5, 600
+	rel := &releases{batches: map[*connect.SourceRecord]int{}, polled: map[**connect.SourceRecord][]*connect.SourceRecord{}}
+	const class = "test.ReleasingOffsetsSource"
+	plugin := connect.Plugin{Class: class, Type: connect.PluginSource, Version: "test",
+		New: func() any {
+			return &recordAcksConnector{newTask: func() connect.SourceTask {
+				return &offsetReleasingTask{&releasingTask{numberedTask: numberedTask{batches: batches, perBatch: perBatch}, rel: rel}}
+			}}
+		}}
+	c := startCluster(t, 1, map[string]string{"exactly.once.source.support": "enabled"}, plugin)
+	w := c.healthy(0)
+	w.must(201, "POST", "/connectors", jsonString(map[string]any{
+		"name": "releasing", "config": map[string]string{"connector.class": class, "topic": "releasing"},
+	}))
+	if got := readCommitted(t, c.broker.Addr(), "releasing", batches*perBatch); len(got) != batches*perBatch {
+		t.Fatalf("a read_committed consumer read %d records, want %d", len(got), batches*perBatch)
+	}
+	eventually(t, "every batch released", func() bool { return rel.count() == batches })
+	var want []string
+	for n := 1; n <= batches; n++ {
+		want = append(want, fmt.Sprintf(`{"next":%d}`, n*perBatch))
+	}
+	if got := readCommitted(t, c.broker.Addr(), "connect-offsets", batches); !slices.Equal(got, want) {
+		t.Fatalf("the transactions committed the offsets %v, want %v", got, want)
+	}
+}
+
+// offsetReleasingTask numbers its records' source offsets too, and
+// overwrites them when it gets them back.
+type offsetReleasingTask struct{ *releasingTask }
+
+func (t *offsetReleasingTask) Poll(ctx context.Context) ([]*connect.SourceRecord, error) {
+	recs, err := t.releasingTask.Poll(ctx)
+	for i, r := range recs {
+		r.SourcePartition = map[string]any{"task": "releasing"}
+		r.SourceOffset = map[string]any{"next": t.sent - len(recs) + i + 1}
+	}
+	return recs, err
+}
+
+func (t *offsetReleasingTask) ReleaseRecords(recs []*connect.SourceRecord) {
+	t.releasingTask.ReleaseRecords(recs)
+	for _, r := range recs {
+		r.SourceOffset = map[string]any{"next": "released"}
+	}
+}

@@ -204,9 +204,14 @@ func (s *sourceTask) run(ctx context.Context) {
 			}
 			if s.txn == nil {
 				s.send(b)
-			} else if err := s.sendTxn(b); err != nil {
-				s.setSendErr(err)
-				s.cancel()
+			} else {
+				if err := s.sendTxn(b); err != nil {
+					s.setSendErr(err)
+					s.cancel()
+				}
+				if s.recordAcks == nil && b.recs != nil {
+					s.release(b.recs)
+				}
 			}
 			if interval != nil {
 				interval.Reset(max(time.Until(s.txn.lastCommit.Add(s.txn.interval)), time.Millisecond))
@@ -414,8 +419,11 @@ func (s *sourceTask) prepare(ctx context.Context, recs []*connect.SourceRecord) 
 	} else {
 		b.ack = s.tracker.track(recs, b.n)
 	}
-	if s.recordAcks == nil || (b.n == 0 && s.txn == nil) {
-		// The Kafka records hold converted bytes of their own.
+	if s.txn == nil && (s.recordAcks == nil || b.n == 0) {
+		// The Kafka records hold converted bytes of their own, and the
+		// tracker the offsets. An exactly-once task's offsets are noted
+		// as its batch goes into a transaction: it gets the batch back
+		// then (sendTxn), or once it committed, for a RecordCommitter.
 		s.release(recs)
 	}
 	return b, nil
