@@ -146,7 +146,8 @@ type RecordCommitter interface {
 // belongs to the runtime from the Poll that returned it until the runtime
 // hands it back. The runtime calls ReleaseRecords once for each batch
 // Poll returned, with that very slice, when it reads none of the records
-// it hands back any more: once it converted them, or for a
+// it hands back any more: once it converted them and took their offsets
+// (run exactly once, as their batch goes into its transaction), or for a
 // RecordCommitter once CommitRecord ran for each of them. It hands back
 // only records nothing else holds; the entry of one it does not is nil,
 // and the task must not reuse that record's memory, nor that of anything
