@@ -47,7 +47,12 @@ package group
 //     restarted worker's waits only for its return;
 //   - a leader elected since the last round (no previous view) holds back
 //     the unowned work of workers that are gone, as the old leader would
-//     have, instead of spreading it over the others at once.
+//     have, instead of spreading it over the others at once;
+//   - a member that still claims work the previous round revoked from it
+//     (it missed that round's assignment) is told again, and the work goes
+//     to no one else in this round. Java counts the claim: a zombie worker
+//     that missed the revocation of a task it held twice keeps it, failed
+//     (fenced out), while the other holder dropped it.
 //
 // Simplifications relative to Java:
 //
@@ -138,6 +143,8 @@ type AssignorState struct {
 	// SuccessiveRevocations counts the consecutive ones for the backoff.
 	RevokedInPrevious     bool
 	SuccessiveRevocations int
+	// Revoked is what that round revoked, by member id.
+	Revoked map[string][]ConnectorTasks
 }
 
 // revocationBackoffBase is the first backoff between successive balancing
@@ -298,6 +305,36 @@ func Assign(st AssignorState, in AssignInput) (map[string]Assignment, AssignorSt
 		st = AssignorState{}
 	}
 
+	// A member that still claims work the previous round revoked from it
+	// did not get that round's assignment (its sync failed): it is told
+	// again, and the work, which it may still run, goes to no one else in
+	// this round. Counted as its, work revoked from two holders would stay
+	// with the one that missed the revocation, while the other dropped it
+	// (a zombie worker back from a pause keeping a task it was fenced out
+	// of, failed).
+	missed := map[string]itemSet{}
+	pending := itemSet{}
+	for id, revoked := range st.Revoked {
+		s := owned[id]
+		for i := range toItems(revoked) {
+			if s.has(i) {
+				if missed[id] == nil {
+					missed[id] = itemSet{}
+				}
+				missed[id].add(i)
+				pending.add(i)
+				delete(s, i)
+				holders[i]--
+			}
+		}
+	}
+	if len(pending) > 0 {
+		active = itemSet{}
+		for _, s := range owned {
+			active.addAll(s)
+		}
+	}
+
 	// Revoke deleted and duplicated work from its holders.
 	toRevoke := itemSet{}
 	for i := range active {
@@ -309,6 +346,7 @@ func Assign(st AssignorState, in AssignInput) (map[string]Assignment, AssignorSt
 	next := make(map[string]itemSet, len(ids))
 	for _, id := range ids {
 		revoke[id] = itemSet{}
+		revoke[id].addAll(missed[id])
 		next[id] = itemSet{}
 		for i := range owned[id] {
 			if toRevoke.has(i) {
@@ -327,7 +365,7 @@ func Assign(st AssignorState, in AssignInput) (map[string]Assignment, AssignorSt
 	}
 	toAssign := itemSet{}
 	for i := range configured {
-		if !previous.has(i) && !active.has(i) {
+		if !previous.has(i) && !active.has(i) && !pending.has(i) {
 			toAssign.add(i)
 		}
 	}
@@ -432,6 +470,12 @@ func Assign(st AssignorState, in AssignInput) (map[string]Assignment, AssignorSt
 		a.Delay = delayMillis(delay)
 		out[id] = a
 		all.addAll(next[id])
+		if len(revoke[id]) > 0 {
+			if ns.Revoked == nil {
+				ns.Revoked = map[string][]ConnectorTasks{}
+			}
+			ns.Revoked[id] = a.Revoked
+		}
 	}
 	ns.Previous = fromItems(all)
 	return out, ns

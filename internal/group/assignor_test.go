@@ -481,6 +481,38 @@ func TestAssignDuplicatesRevokedFromAllHolders(t *testing.T) {
 	c.checkExact()
 }
 
+// A holder of duplicated work that missed the round revoking it (its sync
+// failed) still claims it in the next: it is told again, and the work goes
+// to no one else until it has let go. Kept by it, a zombie worker back
+// from a pause would keep a task it was fenced out of, failed, while the
+// worker that ran it had dropped it.
+func TestAssignDuplicateRevocationMissedIsRepeated(t *testing.T) {
+	c := newCluster(t, work3x2(), "m1", "m2", "m3")
+	c.round()
+	var dup item
+	for i := range c.owned["m2"] {
+		if i.task >= 0 {
+			dup = i
+			break
+		}
+	}
+	c.owned["m1"].add(dup)
+	c.round()
+	// m1 did not get that round's assignment: it still runs dup.
+	c.owned["m1"].add(dup)
+	out := c.round()
+	if !toItems(out["m1"].Revoked).has(dup) {
+		t.Fatalf("m1 still claims %v, revoked in the round it missed, and keeps it: %+v", dup, out["m1"])
+	}
+	for id, a := range out {
+		if toItems(a.Assigned).has(dup) {
+			t.Fatalf("%v assigned to %s while m1 still runs it", dup, id)
+		}
+	}
+	c.round()
+	c.checkExact()
+}
+
 func TestAssignMembersBehindStillAssigned(t *testing.T) {
 	in := AssignInput{
 		Version: 2, Generation: 1, LastCompletedGeneration: -1, LeaderID: "m1", LeaderURL: "u1",
