@@ -479,6 +479,10 @@ func (s *sourceTask) txnError(what string, err error) error {
 	switch {
 	case errors.Is(err, kerr.ProducerFenced):
 		return fmt.Errorf("%s: the producer with transactional id %s was fenced out by a newer one (the task runs in a newer generation, or on another worker): this one stops without writing more: %w", what, s.txn.eos.TransactionalID, err)
+	case errors.Is(err, kerr.InvalidTxnState):
+		// What a broker with KIP-890's transactions answers an EndTxn of
+		// an epoch it has since bumped by aborting the transaction.
+		return fmt.Errorf("%s: the broker had already ended the transaction: the producer with transactional id %s was fenced out by a newer one (the task runs in a newer generation, or on another worker), or its transaction timed out: this one stops without writing more: %w", what, s.txn.eos.TransactionalID, err)
 	case errors.Is(err, kerr.InvalidProducerEpoch):
 		return fmt.Errorf("The task %s-%d was unable to finish writing records to Kafka before its producer transaction expired. "+
 			"It may be necessary to reconfigure this connector in order for it to run healthily with exactly-once support. "+
