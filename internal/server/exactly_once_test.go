@@ -111,13 +111,14 @@ func TestExactlyOnceZombieIsFenced(t *testing.T) {
 	expectEachLineOnce(t, kafkaAddr, "eos-lines", total)
 	// The zombie's task found itself fenced out; its failure, reported
 	// in an older generation, does not replace the new task's status.
+	// The task may be between workers a moment more: the zombie's claim
+	// on it made it held twice, which is revoked from both holders and
+	// then assigned afresh.
 	eventually(t, "the zombie's task fenced out", func() bool {
 		b, _ := os.ReadFile(workers[zombie].log)
 		return strings.Contains(string(b), "INVALID_PRODUCER_EPOCH") || strings.Contains(string(b), "was fenced out by a newer one")
 	})
-	if st := survivor.state("src"); st != "RUNNING/RUNNING" {
-		t.Errorf("after the zombie's failure, the status is %s", st)
-	}
+	eventually(t, "the task running after the zombie's failure", func() bool { return survivor.state("src") == "RUNNING/RUNNING" })
 }
 
 // The two-step rolling upgrade of Kafka's docs: a cluster restarted worker
