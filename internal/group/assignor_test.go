@@ -459,18 +459,23 @@ func TestAssignTaskCountChange(t *testing.T) {
 	c.checkBalanced()
 }
 
+// duplicate has holder also run one of owner's tasks (a zombie after a
+// partition, say), and returns it.
+func (c *cluster) duplicate(owner, holder string) item {
+	for i := range c.owned[owner] {
+		if i.task >= 0 {
+			c.owned[holder].add(i)
+			return i
+		}
+	}
+	c.t.Fatalf("%s owns no task", owner)
+	return item{}
+}
+
 func TestAssignDuplicatesRevokedFromAllHolders(t *testing.T) {
 	c := newCluster(t, work3x2(), "m1", "m2", "m3")
 	c.round()
-	// m1 also runs one of m2's tasks (e.g. a zombie after a partition).
-	var dup item
-	for i := range c.owned["m2"] {
-		if i.task >= 0 {
-			dup = i
-			break
-		}
-	}
-	c.owned["m1"].add(dup)
+	dup := c.duplicate("m2", "m1")
 	out := c.round()
 	for _, id := range []string{"m1", "m2"} {
 		if !toItems(out[id].Revoked).has(dup) {
@@ -489,14 +494,7 @@ func TestAssignDuplicatesRevokedFromAllHolders(t *testing.T) {
 func TestAssignDuplicateRevocationMissedIsRepeated(t *testing.T) {
 	c := newCluster(t, work3x2(), "m1", "m2", "m3")
 	c.round()
-	var dup item
-	for i := range c.owned["m2"] {
-		if i.task >= 0 {
-			dup = i
-			break
-		}
-	}
-	c.owned["m1"].add(dup)
+	dup := c.duplicate("m2", "m1")
 	c.round()
 	// m1 did not get that round's assignment: it still runs dup.
 	c.owned["m1"].add(dup)
