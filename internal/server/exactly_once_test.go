@@ -20,6 +20,7 @@ import (
 	"github.com/connectd/connectd/internal/builtin"
 	"github.com/connectd/connectd/internal/logging"
 	"github.com/connectd/connectd/internal/servertest"
+	"github.com/connectd/connectd/internal/storage"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -677,3 +678,87 @@ func (t *offsetReleasingTask) ReleaseRecords(recs []*connect.SourceRecord) {
 		r.SourceOffset = map[string]any{"next": "released"}
 	}
 }
+
+// A new exactly-once task starts from the offsets committed when its
+// producer has fenced out the ones before it, not from what its worker had
+// read by then: a transaction still open in the offsets topic as the task
+// claims its transactional id (another writer's here, as a fenced
+// incarnation's would be until the fencing aborts it) holds the task back
+// until it ends, and the task then starts from what it committed.
+func TestExactlyOnceTaskStartsFromCommittedOffsets(t *testing.T) {
+	task := &offsetProbeTask{started: make(chan map[string]any, 1)}
+	plugin := connect.Plugin{Class: "test.OffsetProbeSource", Type: connect.PluginSource, Version: "test",
+		New: func() any { return &offsetProbeSource{task: task} }}
+	c := startCluster(t, 1, map[string]string{"exactly.once.source.support": "enabled"}, plugin)
+	w := c.healthy(0)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	key, err := storage.EncodeOffsetKey("probe", map[string]any{"source": "probe"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := kgo.NewClient(kgo.SeedBrokers(c.broker.Addr()), kgo.TransactionalID("another-writer"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := other.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.ProduceSync(ctx, &kgo.Record{Topic: "connect-offsets", Key: key, Value: []byte(`{"n":42}`)}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	w.must(201, "POST", "/connectors", jsonString(map[string]any{"name": "probe", "config": map[string]string{"connector.class": "test.OffsetProbeSource"}}))
+	// The task's producer holds its transactional id: the task is past
+	// its fencing, about to start.
+	adm := kadm.NewClient(other)
+	eventually(t, "the task's producer holding its transactional id", func() bool {
+		txns, err := adm.ListTransactions(ctx, nil, nil)
+		return err == nil && slices.Contains(txns.TransactionalIDs(), "connect-cluster-probe-0")
+	})
+	if err := other.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case off := <-task.started:
+		if off["n"] != int64(42) {
+			t.Fatalf("the task started from offset %v, want the committed {n: 42}", off)
+		}
+	case <-ctx.Done():
+		t.Fatal("the task did not start")
+	}
+}
+
+// offsetProbeSource is a source connector of one task that reports the
+// offset it finds at its start and then sends nothing.
+type offsetProbeSource struct{ task *offsetProbeTask }
+
+func (*offsetProbeSource) Version() string                                         { return "test" }
+func (*offsetProbeSource) Config() *connect.ConfigDef                              { return connect.NewConfigDef() }
+func (*offsetProbeSource) Start(connect.ConnectorContext, map[string]string) error { return nil }
+func (*offsetProbeSource) TaskConfigs(int) ([]map[string]string, error) {
+	return []map[string]string{{}}, nil
+}
+func (*offsetProbeSource) Stop() error                   { return nil }
+func (*offsetProbeSource) TaskClass() string             { return "test.OffsetProbeSourceTask" }
+func (s *offsetProbeSource) NewTask() connect.SourceTask { return s.task }
+func (*offsetProbeSource) ExactlyOnceSupport(map[string]string) connect.ExactlyOnceSupport {
+	return connect.ExactlyOnceSupported
+}
+
+type offsetProbeTask struct{ started chan map[string]any }
+
+func (*offsetProbeTask) Version() string { return "test" }
+func (t *offsetProbeTask) Start(ctx connect.SourceTaskContext, _ map[string]string) error {
+	off, err := ctx.Offset(map[string]any{"source": "probe"})
+	select {
+	case t.started <- off:
+	default:
+	}
+	return err
+}
+func (*offsetProbeTask) Poll(ctx context.Context) ([]*connect.SourceRecord, error) {
+	<-ctx.Done()
+	return nil, nil
+}
+func (*offsetProbeTask) Stop() error { return nil }
