@@ -315,23 +315,19 @@ func Assign(st AssignorState, in AssignInput) (map[string]Assignment, AssignorSt
 	missed := map[string]itemSet{}
 	pending := itemSet{}
 	for id, revoked := range st.Revoked {
-		s := owned[id]
 		for i := range toItems(revoked) {
-			if s.has(i) {
-				if missed[id] == nil {
-					missed[id] = itemSet{}
-				}
-				missed[id].add(i)
-				pending.add(i)
-				delete(s, i)
-				holders[i]--
+			if !owned[id].has(i) {
+				continue
 			}
-		}
-	}
-	if len(pending) > 0 {
-		active = itemSet{}
-		for _, s := range owned {
-			active.addAll(s)
+			if missed[id] == nil {
+				missed[id] = itemSet{}
+			}
+			missed[id].add(i)
+			pending.add(i)
+			delete(owned[id], i)
+			if holders[i]--; holders[i] == 0 {
+				delete(active, i)
+			}
 		}
 	}
 

@@ -688,7 +688,7 @@ func (t *offsetReleasingTask) ReleaseRecords(recs []*connect.SourceRecord) {
 func TestExactlyOnceTaskStartsFromCommittedOffsets(t *testing.T) {
 	task := &offsetProbeTask{started: make(chan map[string]any, 1)}
 	plugin := connect.Plugin{Class: "test.OffsetProbeSource", Type: connect.PluginSource, Version: "test",
-		New: func() any { return &offsetProbeSource{task: task} }}
+		New: func() any { return &oneTaskSource{task: task} }}
 	c := startCluster(t, 1, map[string]string{"exactly.once.source.support": "enabled"}, plugin)
 	w := c.healthy(0)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -729,23 +729,8 @@ func TestExactlyOnceTaskStartsFromCommittedOffsets(t *testing.T) {
 	}
 }
 
-// offsetProbeSource is a source connector of one task that reports the
-// offset it finds at its start and then sends nothing.
-type offsetProbeSource struct{ task *offsetProbeTask }
-
-func (*offsetProbeSource) Version() string                                         { return "test" }
-func (*offsetProbeSource) Config() *connect.ConfigDef                              { return connect.NewConfigDef() }
-func (*offsetProbeSource) Start(connect.ConnectorContext, map[string]string) error { return nil }
-func (*offsetProbeSource) TaskConfigs(int) ([]map[string]string, error) {
-	return []map[string]string{{}}, nil
-}
-func (*offsetProbeSource) Stop() error                   { return nil }
-func (*offsetProbeSource) TaskClass() string             { return "test.OffsetProbeSourceTask" }
-func (s *offsetProbeSource) NewTask() connect.SourceTask { return s.task }
-func (*offsetProbeSource) ExactlyOnceSupport(map[string]string) connect.ExactlyOnceSupport {
-	return connect.ExactlyOnceSupported
-}
-
+// offsetProbeTask reports the offset it finds at its start, and then sends
+// nothing.
 type offsetProbeTask struct{ started chan map[string]any }
 
 func (*offsetProbeTask) Version() string { return "test" }
