@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -61,6 +62,15 @@ type KafkaLogConfig struct {
 	// SendPrivilegedAndRead writes with (the config topic's leader writes
 	// when exactly-once source support is on or being prepared).
 	TransactionalID string
+	// Pace is how long the reader waits, once caught up, after a fetch
+	// that returned records before it fetches again, unless someone waits
+	// for the reader (ReadToEnd, SendAllAndRead, which end the wait).
+	// Zero fetches again at once, as Kafka's KafkaBasedLog does. For a
+	// topic written many times a second whose readers read it to the end
+	// before they rely on it: each fetch then brings many records rather
+	// than one, at the cost of the broker's and this process's time that a
+	// fetch takes.
+	Pace time.Duration
 }
 
 // KeyValue is one record to write. A nil Value is a tombstone.
@@ -104,6 +114,12 @@ type KafkaLog struct {
 	pos        map[int32]int64 // next offset to read
 	remaining  map[int32]int64 // partitions not yet at Start's end offsets
 	waiters    map[*logWaiter]struct{}
+	pace       time.Duration
+	wake       chan struct{} // a waiter came: the reader's pause ends
+
+	endMu    sync.Mutex
+	nextEnds *endListing // the listing that calls join, not started yet
+	listing  bool        // listEnds runs
 }
 
 type logWaiter struct {
@@ -160,6 +176,8 @@ func NewKafkaLog(cfg KafkaLogConfig) (*KafkaLog, error) {
 		done:       make(chan struct{}),
 		pos:        map[int32]int64{},
 		waiters:    map[*logWaiter]struct{}{},
+		pace:       cfg.Pace,
+		wake:       make(chan struct{}, 1),
 		txn:        txnWriter{id: cfg.TransactionalID, opts: txnOpts},
 	}, nil
 }
@@ -245,7 +263,7 @@ func (l *KafkaLog) ReadToEnd(ctx context.Context) error {
 	if err := l.checkRunning(); err != nil {
 		return err
 	}
-	ends, err := l.listOffsets(ctx, true)
+	ends, err := l.endOffsets(ctx)
 	if err != nil {
 		return err
 	}
@@ -259,6 +277,62 @@ func (l *KafkaLog) ReadToEnd(ctx context.Context) error {
 	w := l.addWaiterLocked(ends)
 	l.mu.Unlock()
 	return l.wait(ctx, w)
+}
+
+// An endListing is one listing of the topic's end offsets, shared by the
+// ReadToEnd calls made before it started, as Kafka's KafkaBasedLog serves
+// the readToEnd calls pending at once with one request: a burst of task
+// starts costs the broker a few requests rather than one each.
+type endListing struct {
+	done  chan struct{}
+	calls int             // how many ReadToEnd calls joined it
+	ends  map[int32]int64 // read-only once done is closed
+	err   error
+}
+
+// endOffsets returns end offsets listed after the call.
+func (l *KafkaLog) endOffsets(ctx context.Context) (map[int32]int64, error) {
+	l.endMu.Lock()
+	e := l.nextEnds
+	if e == nil {
+		e = &endListing{done: make(chan struct{})}
+		l.nextEnds = e
+		if !l.listing {
+			l.listing = true
+			go l.listEnds()
+		}
+	}
+	e.calls++
+	l.endMu.Unlock()
+	select {
+	case <-e.done:
+		if e.err != nil {
+			return nil, e.err
+		}
+		return maps.Clone(e.ends), nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("reading topic %q to the end: %w", l.topic, ctx.Err())
+	}
+}
+
+// listEnds makes the pending listings one after another, each for every
+// call that joined it while the one before was made.
+func (l *KafkaLog) listEnds() {
+	for {
+		l.endMu.Lock()
+		e := l.nextEnds
+		l.nextEnds = nil
+		if e == nil {
+			l.listing = false
+			l.endMu.Unlock()
+			return
+		}
+		calls := e.calls
+		l.endMu.Unlock()
+		e.ends, e.err = l.listOffsets(l.runCtx, true)
+		l.log.Debug("listed the end offsets", "calls", calls, "error", e.err)
+		close(e.done)
+	}
 }
 
 // Send writes one record and waits for the broker's acknowledgement. A nil
@@ -586,6 +660,10 @@ func (l *KafkaLog) addWaiterLocked(target map[int32]int64) *logWaiter {
 		return w
 	}
 	l.waiters[w] = struct{}{}
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
 	return w
 }
 
@@ -669,6 +747,34 @@ func (l *KafkaLog) run() {
 		} else {
 			backoff = 50 * time.Millisecond
 		}
+		if got && l.pace > 0 {
+			l.pause()
+		}
+	}
+}
+
+// pause waits the log's pace before the next fetch, unless someone waits
+// for the reader or it has not caught up yet.
+func (l *KafkaLog) pause() {
+	l.mu.Lock()
+	busy := len(l.waiters) > 0 || !l.caughtUp
+	if !busy {
+		// A wake left by a waiter the last fetch satisfied.
+		select {
+		case <-l.wake:
+		default:
+		}
+	}
+	l.mu.Unlock()
+	if busy {
+		return
+	}
+	t := time.NewTimer(l.pace)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-l.wake:
+	case <-l.runCtx.Done():
 	}
 }
 

@@ -5,10 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/connectd/connectd/internal/servertest"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // recordSink collects what a KafkaLog hands to OnRecord.
@@ -294,5 +298,104 @@ func TestKafkaLogTransactionMarkers(t *testing.T) {
 	}
 	if got := sink.count(); got != 2 {
 		t.Fatalf("%d records delivered, want 2 (markers are not records)", got)
+	}
+}
+
+// A paced reader does not wait out its pace when someone reads the log to
+// the end.
+func TestKafkaLogPaceEndsForReadToEnd(t *testing.T) {
+	c := newCluster(t, kfake.SeedTopics(1, "log"))
+	raw := rawClient(t, c)
+	sink := newRecordSink()
+	cfg := logCfg(c, "log")
+	cfg.OnRecord = sink.onRecord
+	cfg.Pace = time.Hour
+	l, err := NewKafkaLog(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx := testCtx(t)
+	if err := l.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Each read brings records, after which the reader waits its hour
+	// unless the next ReadToEnd ends the wait.
+	for i, want := range []int{3, 7, 12} {
+		produceRaw(t, raw, "log", keyed(want-sink.count(), fmt.Sprint(i)))
+		if err := l.ReadToEnd(ctx); err != nil {
+			t.Fatalf("read %d: %v", i, err)
+		}
+		if got := sink.count(); got != want {
+			t.Fatalf("read %d: %d records delivered, want %d", i, got, want)
+		}
+	}
+}
+
+// ReadToEnd calls made while a listing of the end offsets is under way
+// share the next one, which is made after all of them.
+func TestKafkaLogReadToEndSharesListings(t *testing.T) {
+	c := newCluster(t, kfake.SeedTopics(1, "log"))
+	var counting atomic.Bool
+	var lists atomic.Int32
+	held, release := make(chan struct{}), make(chan struct{})
+	c.ControlKey(int16(kmsg.ListOffsets), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		if counting.Load() && lists.Add(1) == 1 {
+			close(held)
+			c.SleepControl(func() { <-release })
+		}
+		return nil, nil, false
+	})
+	raw := rawClient(t, c)
+	sink := newRecordSink()
+	cfg := logCfg(c, "log")
+	cfg.OnRecord = sink.onRecord
+	l, err := NewKafkaLog(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx := testCtx(t)
+	if err := l.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	counting.Store(true)
+	first := make(chan error, 1)
+	go func() { first <- l.ReadToEnd(ctx) }()
+	select {
+	case <-held:
+	case <-ctx.Done():
+		t.Fatal("the first listing never reached the broker")
+	}
+	// Written after the first listing: the calls that follow must see it.
+	produceRaw(t, raw, "log", keyed(5, "later"))
+	const calls = 20
+	errs := make(chan error, calls)
+	for range calls {
+		go func() {
+			err := l.ReadToEnd(ctx)
+			if err == nil && sink.count() != 5 {
+				err = fmt.Errorf("%d records read, want 5", sink.count())
+			}
+			errs <- err
+		}()
+	}
+	servertest.Eventually(t, "every call waiting for the next listing", 10*time.Second, func() bool {
+		l.endMu.Lock()
+		defer l.endMu.Unlock()
+		return l.nextEnds != nil && l.nextEnds.calls == calls
+	})
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	for range calls {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := lists.Load(); n != 2 {
+		t.Fatalf("%d listings of the end offsets for %d calls, want 2", n, calls+1)
 	}
 }
