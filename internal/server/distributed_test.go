@@ -412,3 +412,53 @@ func TestDistributedExactlyOncePreflight(t *testing.T) {
 		}
 	}
 }
+
+// A source task starts from the offsets committed last, even those its
+// worker's paced reader has not fetched yet: as Kafka's offset reader, the
+// task's start reads the offsets topic to its end.
+func TestSourceTaskStartsFromOffsetsNotYetRead(t *testing.T) {
+	defer func(p time.Duration) { offsetsReadPace = p }(offsetsReadPace)
+	offsetsReadPace = time.Hour
+	task := &offsetProbeTask{started: make(chan map[string]any, 1)}
+	plugin := connect.Plugin{Class: "test.OffsetProbeSource", Type: connect.PluginSource, Version: "test",
+		New: func() any { return &oneTaskSource{task: task} }}
+	c := startCluster(t, 1, nil, plugin)
+	w := c.healthy(0)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	raw, err := kgo.NewClient(kgo.SeedBrokers(c.broker.Addr()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	writeOffset := func(connector string, n int) {
+		t.Helper()
+		key, err := storage.EncodeOffsetKey(connector, map[string]any{"source": "probe"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := &kgo.Record{Topic: "connect-offsets", Key: key, Value: fmt.Appendf(nil, `{"n":%d}`, n)}
+		if err := raw.ProduceSync(ctx, rec).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A record the reader fetches, after which it waits its hour: read
+	// to the end by the offsets API, which ends the wait.
+	w.must(201, "POST", "/connectors", jsonString(map[string]any{"name": "before", "initial_state": "STOPPED",
+		"config": map[string]string{"connector.class": "test.OffsetProbeSource"}}))
+	writeOffset("before", 1)
+	if got := w.must(200, "GET", "/connectors/before/offsets", ""); !strings.Contains(got, `"n":1`) {
+		t.Fatalf("offsets of the connector before: %s", got)
+	}
+	// Written while the reader waits.
+	writeOffset("probe", 42)
+	w.must(201, "POST", "/connectors", jsonString(map[string]any{"name": "probe", "config": map[string]string{"connector.class": "test.OffsetProbeSource"}}))
+	select {
+	case off := <-task.started:
+		if off["n"] != int64(42) {
+			t.Fatalf("the task started from offset %v, want the committed {n: 42}", off)
+		}
+	case <-ctx.Done():
+		t.Fatal("the task did not start")
+	}
+}

@@ -127,6 +127,12 @@ func (w *Worker) newSourceTask(t *Task, task connect.SourceTask, connConfig, tas
 	return st, nil
 }
 
+// offsetsReader is an offset store that others write to, which must be
+// read to its end to hold what they wrote (distributed mode's topics).
+type offsetsReader interface {
+	ReadToEnd(ctx context.Context) error
+}
+
 // Offset implements connect.SourceTaskContext.
 func (s *sourceTask) Offset(partition map[string]any) (map[string]any, error) {
 	off, _ := s.offsets.Get(s.Connector, partition)
@@ -161,6 +167,20 @@ func (s *sourceTask) run(ctx context.Context) {
 			s.client.ProducerID(warmCtx)
 		}()
 		defer func() { stopWarm(); <-warmed }()
+		// As Kafka's offset reader reads the offsets topic to its end
+		// before it answers a task: what the task committed last, on
+		// this worker or another, is what it starts from. (An exactly-
+		// once task's Verify read them, after its fencing.)
+		if r, ok := s.offsets.(offsetsReader); ok {
+			if err := r.ReadToEnd(ctx); err != nil {
+				if ctx.Err() != nil {
+					s.report("UNASSIGNED", "")
+					return
+				}
+				s.fail(fmt.Errorf("Failed to fetch offsets: %w", err))
+				return
+			}
+		}
 	}
 	if err := safeCall(func() error { return s.task.Start(s, s.config) }); err != nil {
 		s.fail(err)
