@@ -132,6 +132,7 @@ type Member struct {
 	lastCompletedGen int32       // generation of the last successful sync
 	ledURLs          []string    // members' URLs in the last join this member led
 	astate           AssignorState
+	rejoins          rejoinBudget
 }
 
 // NewMember returns a member; call Run to join the group.
@@ -252,8 +253,43 @@ func (m *Member) RequestRejoin() {
 	}
 }
 
-// rejoinGather is how long a requested rejoin waits for more requests.
-const rejoinGather = 100 * time.Millisecond
+// Requested rejoins go at once while there are few of them: a connector
+// created alone asks for one with its config and another with its task
+// configs, and a rebalance takes milliseconds. Beyond rejoinBurst of them
+// they go rejoinGather apart, each rebalance taking in every change
+// made while it waited.
+const (
+	rejoinGather = 100 * time.Millisecond
+	rejoinBurst  = 2
+)
+
+// rejoinBudget is a token bucket of rejoinBurst requested rejoins, one
+// more each rejoinGather, kept as time: credit is the tokens times
+// rejoinGather.
+type rejoinBudget struct {
+	credit time.Duration
+	at     time.Time // when credit was counted; zero: a full bucket
+}
+
+// take returns how long a rejoin requested at now waits, and spends its
+// token.
+func (b *rejoinBudget) take(now time.Time) time.Duration {
+	const full = rejoinBurst * rejoinGather
+	if b.at.IsZero() {
+		b.credit = full
+	} else if now.After(b.at) {
+		b.credit = min(full, b.credit+now.Sub(b.at))
+	}
+	if b.credit >= rejoinGather {
+		b.credit -= rejoinGather
+		b.at = now
+		return 0
+	}
+	wait := rejoinGather - b.credit
+	// The token that comes at now+wait is spent then.
+	b.credit, b.at = 0, now.Add(wait)
+	return wait
+}
 
 // errSessionLost is reported by the heartbeat goroutine when no heartbeat
 // succeeded for a session timeout.
@@ -710,9 +746,9 @@ func (m *Member) wait(ctx context.Context, hb *heartbeater, fu followUp) (reason
 	case <-m.rejoinCh:
 		// A burst of config changes (connectors created one after the
 		// other, each with its task configs) asks for a rejoin with
-		// each: gathered for a moment, they make one rebalance, whose
-		// cost grows with the cluster, instead of one each.
-		if !sleep(ctx, rejoinGather) {
+		// each: in a burst they are gathered, to make one rebalance,
+		// whose cost grows with the cluster, instead of one each.
+		if d := m.rejoins.take(time.Now()); d > 0 && !sleep(ctx, d) {
 			return "", true
 		}
 		return "rejoin requested", false

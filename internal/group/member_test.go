@@ -598,3 +598,34 @@ func TestMemberRejoinsOnlyForConfigTheLeaderMissed(t *testing.T) {
 		return converged(topic, w)
 	})
 }
+
+// Requested rejoins go at once while they are few, and a burst of them is
+// spaced rejoinGather apart.
+func TestRejoinBudget(t *testing.T) {
+	var b rejoinBudget
+	t0 := time.Unix(1000, 0)
+	at := func(d time.Duration) time.Time { return t0.Add(d) }
+	steps := []struct {
+		now  time.Duration
+		wait time.Duration
+	}{
+		// A connector created alone: its config, then its task configs.
+		{0, 0},
+		{20 * time.Millisecond, 0},
+		// A burst: the third request waits for a token, and the ones
+		// after it go a gather after the one before (at 100, 200,
+		// 300 ms).
+		{40 * time.Millisecond, 60 * time.Millisecond},
+		{130 * time.Millisecond, 70 * time.Millisecond},
+		{230 * time.Millisecond, 70 * time.Millisecond},
+		// Quiet for two gathers: the bucket is full again.
+		{600 * time.Millisecond, 0},
+		{610 * time.Millisecond, 0},
+		{620 * time.Millisecond, 80 * time.Millisecond},
+	}
+	for i, s := range steps {
+		if got := b.take(at(s.now)); got != s.wait {
+			t.Fatalf("request %d at %v: waits %v, want %v", i, s.now, got, s.wait)
+		}
+	}
+}
