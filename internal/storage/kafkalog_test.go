@@ -339,9 +339,17 @@ func TestKafkaLogReadToEndSharesListings(t *testing.T) {
 	var counting atomic.Bool
 	var lists atomic.Int32
 	held, release := make(chan struct{}), make(chan struct{})
-	c.ControlKey(int16(kmsg.ListOffsets), func(kmsg.Request) (kmsg.Response, error, bool) {
+	// Listings of the end offsets (timestamp -1); the log's consumer
+	// lists the start (-2) of the partitions it starts reading.
+	c.ControlKey(int16(kmsg.ListOffsets), func(req kmsg.Request) (kmsg.Response, error, bool) {
 		c.KeepControl()
-		if counting.Load() && lists.Add(1) == 1 {
+		end := false
+		for _, t := range req.(*kmsg.ListOffsetsRequest).Topics {
+			for _, p := range t.Partitions {
+				end = end || p.Timestamp == -1
+			}
+		}
+		if end && counting.Load() && lists.Add(1) == 1 {
 			close(held)
 			c.SleepControl(func() { <-release })
 		}
