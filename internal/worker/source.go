@@ -133,6 +133,11 @@ type offsetsReader interface {
 	ReadToEnd(ctx context.Context) error
 }
 
+// offsetsReadTimeout bounds a source task's read of its offsets before it
+// starts: a topic that cannot be read (deleted, unreachable) fails the
+// task, saying so, rather than leave it starting for ever.
+const offsetsReadTimeout = time.Minute
+
 // Offset implements connect.SourceTaskContext.
 func (s *sourceTask) Offset(partition map[string]any) (map[string]any, error) {
 	off, _ := s.offsets.Get(s.Connector, partition)
@@ -172,7 +177,10 @@ func (s *sourceTask) run(ctx context.Context) {
 		// this worker or another, is what it starts from. (An exactly-
 		// once task's Verify read them, after its fencing.)
 		if r, ok := s.offsets.(offsetsReader); ok {
-			if err := r.ReadToEnd(ctx); err != nil {
+			readCtx, cancel := context.WithTimeout(ctx, offsetsReadTimeout)
+			err := r.ReadToEnd(readCtx)
+			cancel()
+			if err != nil {
 				if ctx.Err() != nil {
 					s.report("UNASSIGNED", "")
 					return
