@@ -453,12 +453,5 @@ func TestSourceTaskStartsFromOffsetsNotYetRead(t *testing.T) {
 	// Written while the reader waits.
 	writeOffset("probe", 42)
 	w.must(201, "POST", "/connectors", jsonString(map[string]any{"name": "probe", "config": map[string]string{"connector.class": "test.OffsetProbeSource"}}))
-	select {
-	case off := <-task.started:
-		if off["n"] != int64(42) {
-			t.Fatalf("the task started from offset %v, want the committed {n: 42}", off)
-		}
-	case <-ctx.Done():
-		t.Fatal("the task did not start")
-	}
+	task.mustStartFrom(ctx, t, 42)
 }

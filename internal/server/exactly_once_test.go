@@ -719,19 +719,25 @@ func TestExactlyOnceTaskStartsFromCommittedOffsets(t *testing.T) {
 	if err := other.EndTransaction(ctx, kgo.TryCommit); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case off := <-task.started:
-		if off["n"] != int64(42) {
-			t.Fatalf("the task started from offset %v, want the committed {n: 42}", off)
-		}
-	case <-ctx.Done():
-		t.Fatal("the task did not start")
-	}
+	task.mustStartFrom(ctx, t, 42)
 }
 
 // offsetProbeTask reports the offset it finds at its start, and then sends
 // nothing.
 type offsetProbeTask struct{ started chan map[string]any }
+
+// mustStartFrom fails the test unless the task starts from offset {n: n}.
+func (p *offsetProbeTask) mustStartFrom(ctx context.Context, t *testing.T, n int64) {
+	t.Helper()
+	select {
+	case off := <-p.started:
+		if off["n"] != n {
+			t.Fatalf("the task started from offset %v, want the committed {n: %d}", off, n)
+		}
+	case <-ctx.Done():
+		t.Fatal("the task did not start")
+	}
+}
 
 func (*offsetProbeTask) Version() string { return "test" }
 func (t *offsetProbeTask) Start(ctx connect.SourceTaskContext, _ map[string]string) error {

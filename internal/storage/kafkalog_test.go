@@ -306,19 +306,8 @@ func TestKafkaLogTransactionMarkers(t *testing.T) {
 func TestKafkaLogPaceEndsForReadToEnd(t *testing.T) {
 	c := newCluster(t, kfake.SeedTopics(1, "log"))
 	raw := rawClient(t, c)
-	sink := newRecordSink()
-	cfg := logCfg(c, "log")
-	cfg.OnRecord = sink.onRecord
-	cfg.Pace = time.Hour
-	l, err := NewKafkaLog(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l, sink := startSinkLog(t, c, time.Hour)
 	ctx := testCtx(t)
-	if err := l.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
 	// Each read brings records, after which the reader waits its hour
 	// unless the next ReadToEnd ends the wait.
 	for i, want := range []int{3, 7, 12} {
@@ -356,18 +345,8 @@ func TestKafkaLogReadToEndSharesListings(t *testing.T) {
 		return nil, nil, false
 	})
 	raw := rawClient(t, c)
-	sink := newRecordSink()
-	cfg := logCfg(c, "log")
-	cfg.OnRecord = sink.onRecord
-	l, err := NewKafkaLog(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l, sink := startSinkLog(t, c, 0)
 	ctx := testCtx(t)
-	if err := l.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
 	counting.Store(true)
 	first := make(chan error, 1)
 	go func() { first <- l.ReadToEnd(ctx) }()
@@ -406,4 +385,22 @@ func TestKafkaLogReadToEndSharesListings(t *testing.T) {
 	if n := lists.Load(); n != 2 {
 		t.Fatalf("%d listings of the end offsets for %d calls, want 2", n, calls+1)
 	}
+}
+
+// startSinkLog starts a log of topic "log" read at pace into a recordSink.
+func startSinkLog(t *testing.T, c *kfake.Cluster, pace time.Duration) (*KafkaLog, *recordSink) {
+	t.Helper()
+	sink := newRecordSink()
+	cfg := logCfg(c, "log")
+	cfg.OnRecord = sink.onRecord
+	cfg.Pace = pace
+	l, err := NewKafkaLog(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(l.Close)
+	if err := l.Start(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	return l, sink
 }
