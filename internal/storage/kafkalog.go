@@ -68,8 +68,8 @@ type KafkaLogConfig struct {
 	// Zero fetches again at once, as Kafka's KafkaBasedLog does. For a
 	// topic written many times a second whose readers read it to the end
 	// before they rely on it: each fetch then brings many records rather
-	// than one, at the cost of the broker's and this process's time that a
-	// fetch takes.
+	// than one, and the broker and this process are spared the fetches in
+	// between.
 	Pace time.Duration
 }
 
