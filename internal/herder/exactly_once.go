@@ -30,7 +30,7 @@ func (h *Distributed) exactlyOnceFor(id client.TaskID, connConfig map[string]str
 	return &worker.ExactlyOnce{
 		TransactionalID: h.dcfg.TaskTransactionalID(id.Connector, id.Task),
 		Fence:           func(ctx context.Context) error { return h.fenceForTask(ctx, id.Connector) },
-		Verify:          func(ctx context.Context) error { return h.verifyTask(ctx, id, connConfig, generation) },
+		Verify:          func(ctx context.Context) error { return h.verifyTask(ctx, id, generation) },
 	}
 }
 
@@ -134,12 +134,9 @@ func (h *Distributed) fenceZombies(ctx context.Context, name string) error {
 
 // verifyTask is an exactly-once task's check, once its producer holds its
 // transactional id, that it may still write: no newer task configs were
-// committed, and the task is still assigned here. It then reads the
-// connector's offsets to their end, as Kafka starts such a task's offset
-// store only now: every transaction of an earlier incarnation has ended
-// (committed, or aborted by the fencing), and the task starts from the
-// last offsets committed, not from what this worker had read so far.
-func (h *Distributed) verifyTask(ctx context.Context, id client.TaskID, connConfig map[string]string, generation int) error {
+// committed, and the task is still assigned here. (The task then reads its
+// offsets to their end, as every source task does before it starts.)
+func (h *Distributed) verifyTask(ctx context.Context, id client.TaskID, generation int) error {
 	if err := h.store.Refresh(ctx); err != nil {
 		return Internal("Failed to read to end of config topic: %v", err)
 	}
@@ -148,9 +145,6 @@ func (h *Distributed) verifyTask(ctx context.Context, id client.TaskID, connConf
 	}
 	if a := h.assigned.Load(); a == nil || !(*a)[id] {
 		return Internal("Cannot start source task %s as it has already been revoked from this worker", id)
-	}
-	if err := h.readOffsetsToEnd(ctx, connConfig); err != nil {
-		return Internal("Failed to read to end of the offsets topic of %s: %v", id.Connector, err)
 	}
 	return nil
 }

@@ -161,8 +161,8 @@ func StartDistributed(ctx context.Context, props map[string]string, plugins []co
 	s.closers = append(s.closers, status.Close)
 	// The offsets topics are read paced: under exactly-once each of a
 	// task's transactions writes a record to them, hundreds a second,
-	// and their readers (a task's start, the offsets API, exactly-once
-	// fencing) read them to the end first.
+	// and their readers (a source task's start, the offsets API and its
+	// changes) read them to the end first.
 	offsetsCfg := func(topic string) storage.KafkaLogConfig {
 		c := committedCfg(topic)
 		c.Pace = offsetsReadPace

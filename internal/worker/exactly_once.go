@@ -31,8 +31,8 @@ type ExactlyOnce struct {
 	// Verify is called once the producer holds its transactional id: an
 	// error (the connector made new task configs since the task was
 	// started here, or the task moved) stops the task before it writes.
-	// It returns with the task's offsets read to their end, so that the
-	// task starts from what the last transaction before it committed.
+	// The task reads its offsets to their end after it, so that it starts
+	// from what the last transaction before it committed.
 	Verify func(ctx context.Context) error
 }
 

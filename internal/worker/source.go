@@ -138,6 +138,24 @@ type offsetsReader interface {
 // task, saying so, rather than leave it starting for ever.
 const offsetsReadTimeout = time.Minute
 
+// readOffsets reads the task's offsets topics to their end before it
+// starts, as Kafka's offset reader does before it answers a task, and as
+// Kafka starts an exactly-once task's offset store only once its producer
+// fenced out the earlier ones: the task starts from the offsets committed
+// last, on this worker or another, not from what this worker had read.
+func (s *sourceTask) readOffsets(ctx context.Context) error {
+	r, ok := s.offsets.(offsetsReader)
+	if !ok {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, offsetsReadTimeout)
+	defer cancel()
+	if err := r.ReadToEnd(ctx); err != nil {
+		return fmt.Errorf("Failed to fetch offsets: %w", err)
+	}
+	return nil
+}
+
 // Offset implements connect.SourceTaskContext.
 func (s *sourceTask) Offset(partition map[string]any) (map[string]any, error) {
 	off, _ := s.offsets.Get(s.Connector, partition)
@@ -150,15 +168,9 @@ func (s *sourceTask) run(ctx context.Context) {
 	defer s.chain.close()
 	defer s.creation.close()
 	s.ctx = ctx
+	var err error
 	if s.txn != nil {
-		if err := s.startTransactions(ctx); err != nil {
-			if ctx.Err() != nil {
-				s.report("UNASSIGNED", "")
-				return
-			}
-			s.fail(err)
-			return
-		}
+		err = s.startTransactions(ctx)
 	} else {
 		// The producer gets its producer id (an idempotent producer's
 		// first request) while the task starts, rather than after the
@@ -172,23 +184,17 @@ func (s *sourceTask) run(ctx context.Context) {
 			s.client.ProducerID(warmCtx)
 		}()
 		defer func() { stopWarm(); <-warmed }()
-		// As Kafka's offset reader reads the offsets topic to its end
-		// before it answers a task: what the task committed last, on
-		// this worker or another, is what it starts from. (An exactly-
-		// once task's Verify read them, after its fencing.)
-		if r, ok := s.offsets.(offsetsReader); ok {
-			readCtx, cancel := context.WithTimeout(ctx, offsetsReadTimeout)
-			err := r.ReadToEnd(readCtx)
-			cancel()
-			if err != nil {
-				if ctx.Err() != nil {
-					s.report("UNASSIGNED", "")
-					return
-				}
-				s.fail(fmt.Errorf("Failed to fetch offsets: %w", err))
-				return
-			}
+	}
+	if err == nil {
+		err = s.readOffsets(ctx)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			s.report("UNASSIGNED", "")
+			return
 		}
+		s.fail(err)
+		return
 	}
 	if err := safeCall(func() error { return s.task.Start(s, s.config) }); err != nil {
 		s.fail(err)
@@ -246,7 +252,7 @@ func (s *sourceTask) run(ctx context.Context) {
 			}
 		}
 	}()
-	err := s.loop(ctx, batches)
+	err = s.loop(ctx, batches)
 	close(batches)
 	<-sent
 	if err == nil {
