@@ -24,6 +24,7 @@ type Broker struct {
 	ln         *listener
 	addr       string
 	partitions int32
+	dataDir    string   // "" when the broker keeps everything in memory
 	creating   sync.Map // topic -> chan struct{}, closed once its auto-creation is done
 	creator    topicCreator
 	log        *brokerLog
@@ -89,9 +90,10 @@ func Start(cfg Config) (*Broker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("starting embedded kafka on %s: %w", cfg.Listen, err)
 	}
-	b := &Broker{cluster: c, ln: ln, addr: c.ListenAddrs()[0], partitions: int32(partitions), log: log}
+	b := &Broker{cluster: c, ln: ln, addr: c.ListenAddrs()[0], partitions: int32(partitions), dataDir: cfg.DataDir, log: log}
 	b.creator.b = b
 	c.ControlKey(int16(kmsg.Metadata), b.autoCreate)
+	c.ControlKey(int16(kmsg.CreateTopics), b.makeLogFiles)
 	c.ControlKey(int16(kmsg.GetTelemetrySubscriptions), b.noTelemetry)
 	return b, nil
 }
