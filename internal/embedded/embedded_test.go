@@ -21,11 +21,7 @@ import (
 // The broker must keep what it acknowledged across a restart on the same
 // data dir: connectd's sink offsets and topics live there.
 func TestBrokerPersistsAcrossRestart(t *testing.T) {
-	dir := t.TempDir()
-	b, err := Start(Config{Listen: "127.0.0.1:0", DataDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, dir := onDisk(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.AllowAutoTopicCreation())
@@ -36,17 +32,37 @@ func TestBrokerPersistsAcrossRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	cl.Close()
-	addr := b.Addr()
-	b.Close()
-
-	b, err = Start(Config{Listen: addr, DataDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b = restarted(t, b, dir)
 	if got := firstValue(ctx, t, b.Addr(), "t"); got != "hello" {
 		t.Fatalf("after a restart: got %q, want hello", got)
 	}
+}
+
+// onDisk starts a broker that keeps its data in a new directory, closed
+// when the test ends.
+func onDisk(t *testing.T) (*Broker, string) {
+	t.Helper()
+	dir := t.TempDir()
+	b, err := Start(Config{Listen: "127.0.0.1:0", DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	return b, dir
+}
+
+// restarted closes b and starts a broker on its address and data dir,
+// closed when the test ends.
+func restarted(t *testing.T, b *Broker, dir string) *Broker {
+	t.Helper()
+	addr := b.Addr()
+	b.Close()
+	b, err := Start(Config{Listen: addr, DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	return b
 }
 
 // firstValue reads the first record of topic over TCP.

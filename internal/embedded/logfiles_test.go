@@ -40,11 +40,7 @@ func partitionFiles(t *testing.T, dir string) map[string]int64 {
 // kfake changed its layout, the first produce would make other files
 // beside them, and this fails.
 func TestLogFilesAreKfakes(t *testing.T) {
-	dir := t.TempDir()
-	b, err := Start(Config{Listen: "127.0.0.1:0", DataDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, dir := onDisk(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.RecordPartitioner(kgo.ManualPartitioner()))
@@ -87,14 +83,7 @@ func TestLogFilesAreKfakes(t *testing.T) {
 		t.Fatalf("creating the topic again changed its files: %v, was %v", got, before)
 	}
 	cl.Close()
-	addr := b.Addr()
-	b.Close()
-
-	b, err = Start(Config{Listen: addr, DataDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b = restarted(t, b, dir)
 	if got := firstValue(ctx, t, b.Addr(), topic); got != "v" {
 		t.Fatalf("after a restart: got %q, want v", got)
 	}
@@ -103,11 +92,7 @@ func TestLogFilesAreKfakes(t *testing.T) {
 // A topic created and never written to has empty files of the broker's
 // making; kfake must load them as an empty log, and write after them.
 func TestEmptyLogFilesSurviveRestart(t *testing.T) {
-	dir := t.TempDir()
-	b, err := Start(Config{Listen: "127.0.0.1:0", DataDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, dir := onDisk(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()))
@@ -118,14 +103,7 @@ func TestEmptyLogFilesSurviveRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	cl.Close()
-	addr := b.Addr()
-	b.Close()
-
-	b, err = Start(Config{Listen: addr, DataDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b = restarted(t, b, dir)
 	cl, err = kgo.NewClient(kgo.SeedBrokers(b.Addr()))
 	if err != nil {
 		t.Fatal(err)
