@@ -157,7 +157,12 @@ func NewKafkaLog(cfg KafkaLogConfig) (*KafkaLog, error) {
 		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
 	}
 	opts = append(opts, cfg.ClientOpts...)
-	txnOpts := append(append(producer, kgo.TransactionalID(cfg.TransactionalID)), cfg.ClientOpts...)
+	// A privileged write's records are held until they are all handed
+	// over and flushed together (sendTxnLocked): one batch, one produce
+	// request. Sent as they come, the second could be appended while the
+	// first waits on a retriable error, and be refused for its sequence
+	// (OUT_OF_ORDER_SEQUENCE_NUMBER), failing the write.
+	txnOpts := append(append(producer, kgo.TransactionalID(cfg.TransactionalID), kgo.ProducerLinger(time.Minute)), cfg.ClientOpts...)
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		return nil, fmt.Errorf("storage: creating Kafka client for topic %q: %w", cfg.Topic, err)
@@ -487,7 +492,18 @@ func (l *KafkaLog) sendTxnLocked(ctx context.Context, records []KeyValue) (map[i
 	if err := cl.BeginTransaction(); err != nil {
 		return nil, err
 	}
-	next, err := produceWith(ctx, cl, l.topic, records)
+	wait := produceWith(ctx, cl, l.topic, records)
+	err := cl.Flush(ctx)
+	if err != nil {
+		// What is still buffered fails, so that wait returns.
+		abortCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_ = cl.AbortBufferedRecords(abortCtx)
+		cancel()
+	}
+	next, werr := wait()
+	if err == nil {
+		err = werr
+	}
 	if err != nil {
 		_ = cl.AbortBufferedRecords(ctx)
 		_ = cl.EndTransaction(ctx, kgo.TryAbort)
@@ -546,16 +562,17 @@ func (l *KafkaLog) produce(ctx context.Context, records []KeyValue) (map[int32]i
 	if closed {
 		return nil, ErrLogClosed
 	}
-	next, err := produceWith(ctx, l.cl, l.topic, records)
+	next, err := produceWith(ctx, l.cl, l.topic, records)()
 	if err != nil {
 		return nil, fmt.Errorf("writing to topic %q: %w", l.topic, err)
 	}
 	return next, nil
 }
 
-// produceWith writes records to topic with cl and returns, per partition,
-// the offset after the last record written there.
-func produceWith(ctx context.Context, cl *kgo.Client, topic string, records []KeyValue) (map[int32]int64, error) {
+// produceWith hands records for topic to cl and returns what waits for
+// them to be written: per partition, the offset after the last record
+// written there.
+func produceWith(ctx context.Context, cl *kgo.Client, topic string, records []KeyValue) func() (map[int32]int64, error) {
 	var (
 		wg       sync.WaitGroup
 		mu       sync.Mutex
@@ -580,8 +597,10 @@ func produceWith(ctx context.Context, cl *kgo.Client, topic string, records []Ke
 			}
 		})
 	}
-	wg.Wait()
-	return next, firstErr
+	return func() (map[int32]int64, error) {
+		wg.Wait()
+		return next, firstErr
+	}
 }
 
 // listOffsets lists the start or end offsets of every partition, retrying

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -403,4 +404,53 @@ func startSinkLog(t *testing.T, c *kfake.Cluster, pace time.Duration) (*KafkaLog
 		t.Fatal(err)
 	}
 	return l, sink
+}
+
+// produceBatches is a kgo hook that notes the size of each batch a
+// client writes.
+type produceBatches struct {
+	mu    sync.Mutex
+	sizes []int
+}
+
+func (p *produceBatches) OnProduceBatchWritten(_ kgo.BrokerMetadata, _ string, _ int32, m kgo.ProduceBatchMetrics) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.sizes = append(p.sizes, m.NumRecords)
+}
+
+// A leader's privileged write reaches the broker as one batch, as many
+// records as it has (1,000 here: a large connector's task configs and
+// their commit). Sent as they came, in several produce requests, the
+// later ones could be appended while an earlier one waits on a retriable
+// error, and the earlier one then be refused for its sequence.
+func TestKafkaLogPrivilegedWriteIsOneBatch(t *testing.T) {
+	c := newCluster(t, kfake.SeedTopics(1, "connect-configs"))
+	batches := &produceBatches{}
+	cfg := logCfg(c, "connect-configs")
+	cfg.TransactionalID = "connect-cluster-connect"
+	cfg.ClientOpts = []kgo.Opt{kgo.WithHooks(batches)}
+	l, err := NewKafkaLog(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx := testCtx(t)
+	if err := l.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for round := range 5 {
+		var kvs []KeyValue
+		for i := range 1000 {
+			kvs = append(kvs, KeyValue{Key: fmt.Appendf(nil, "k-%d-%d", round, i), Value: []byte("v")})
+		}
+		if err := l.SendPrivilegedAndRead(ctx, kvs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	batches.mu.Lock()
+	defer batches.mu.Unlock()
+	if want := []int{1000, 1000, 1000, 1000, 1000}; !slices.Equal(batches.sizes, want) {
+		t.Fatalf("batches of %v records, want %v", batches.sizes, want)
+	}
 }
