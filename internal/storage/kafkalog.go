@@ -159,9 +159,11 @@ func NewKafkaLog(cfg KafkaLogConfig) (*KafkaLog, error) {
 	opts = append(opts, cfg.ClientOpts...)
 	// A privileged write's records are held until they are all handed
 	// over and flushed together (sendTxnLocked): one batch, one produce
-	// request. Sent as they come, the second could be appended while the
-	// first waits on a retriable error, and be refused for its sequence
-	// (OUT_OF_ORDER_SEQUENCE_NUMBER), failing the write.
+	// request, once the producer knows the topic. Sent as they come, in
+	// requests in flight together, a later one could be appended while
+	// an earlier one waits on a retriable error, and the earlier one be
+	// refused for its sequence (OUT_OF_ORDER_SEQUENCE_NUMBER), failing
+	// the write.
 	txnOpts := append(append(producer, kgo.TransactionalID(cfg.TransactionalID), kgo.ProducerLinger(time.Minute)), cfg.ClientOpts...)
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
