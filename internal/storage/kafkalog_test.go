@@ -77,15 +77,8 @@ func TestKafkaLogStartAndReadToEnd(t *testing.T) {
 	sink := newRecordSink()
 	cfg := logCfg(c, "log")
 	cfg.OnRecord, cfg.OnCaughtUp = sink.onRecord, sink.onCaughtUp
-	l, err := NewKafkaLog(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l := startLog(t, cfg)
 	ctx := testCtx(t)
-	if err := l.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
 	if got := sink.count(); got != 30 {
 		t.Fatalf("after Start: %d records delivered, want 30", got)
 	}
@@ -395,6 +388,13 @@ func startSinkLog(t *testing.T, c *kfake.Cluster, pace time.Duration) (*KafkaLog
 	cfg := logCfg(c, "log")
 	cfg.OnRecord = sink.onRecord
 	cfg.Pace = pace
+	return startLog(t, cfg), sink
+}
+
+// startLog makes a log of cfg and starts it; it is closed when the test
+// ends.
+func startLog(t *testing.T, cfg KafkaLogConfig) *KafkaLog {
+	t.Helper()
 	l, err := NewKafkaLog(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -403,7 +403,7 @@ func startSinkLog(t *testing.T, c *kfake.Cluster, pace time.Duration) (*KafkaLog
 	if err := l.Start(testCtx(t)); err != nil {
 		t.Fatal(err)
 	}
-	return l, sink
+	return l
 }
 
 // produceBatches is a kgo hook that notes the size of each batch a
@@ -430,15 +430,8 @@ func TestKafkaLogPrivilegedWriteIsOneBatch(t *testing.T) {
 	cfg := logCfg(c, "connect-configs")
 	cfg.TransactionalID = "connect-cluster-connect"
 	cfg.ClientOpts = []kgo.Opt{kgo.WithHooks(batches)}
-	l, err := NewKafkaLog(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l := startLog(t, cfg)
 	ctx := testCtx(t)
-	if err := l.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
 	// The first write claims the producer, which learns the topic's
 	// partitions meanwhile: its records may go out in several requests,
 	// but one at a time, as franz-go sends a new producer's first
