@@ -8,9 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sync"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"golang.org/x/sync/errgroup"
 )
 
 // kfake opens a partition's first segment and index files at the
@@ -96,31 +96,12 @@ func makePartitionFiles(parent string, dirs []string) error {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return err
 	}
-	var (
-		mu    sync.Mutex
-		first error
-		wg    sync.WaitGroup
-		next  = make(chan string)
-	)
-	for range min(logFilesParallel, len(dirs)) {
-		wg.Go(func() {
-			for dir := range next {
-				if err := makePartition(dir); err != nil {
-					mu.Lock()
-					if first == nil {
-						first = err
-					}
-					mu.Unlock()
-				}
-			}
-		})
-	}
+	var g errgroup.Group
+	g.SetLimit(logFilesParallel)
 	for _, dir := range dirs {
-		next <- dir
+		g.Go(func() error { return makePartition(dir) })
 	}
-	close(next)
-	wg.Wait()
-	return first
+	return g.Wait()
 }
 
 func makePartition(dir string) error {

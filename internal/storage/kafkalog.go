@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -497,17 +498,14 @@ func (l *KafkaLog) sendTxnLocked(ctx context.Context, records []KeyValue) (map[i
 	wait := produceWith(ctx, cl, l.topic, records)
 	err := cl.Flush(ctx)
 	if err != nil {
-		// What is still buffered fails, so that wait returns.
+		// What is still buffered fails, so that wait returns. (After a
+		// flush, nothing is.)
 		abortCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		_ = cl.AbortBufferedRecords(abortCtx)
 		cancel()
 	}
 	next, werr := wait()
-	if err == nil {
-		err = werr
-	}
-	if err != nil {
-		_ = cl.AbortBufferedRecords(ctx)
+	if err = cmp.Or(err, werr); err != nil {
 		_ = cl.EndTransaction(ctx, kgo.TryAbort)
 		return nil, err
 	}
