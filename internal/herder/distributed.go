@@ -39,6 +39,9 @@ type Distributed struct {
 	store   ConfigStore
 	status  StatusStore
 	offsets OffsetTopic
+	// leaderClient sends the leader what this worker's connectors and
+	// tasks submit: task configs and fencing requests.
+	leaderClient *http.Client
 	// openOffsetTopic opens connectors' offsets topics of their own.
 	openOffsetTopic OpenOffsetTopic
 	member          Member
@@ -304,6 +307,7 @@ func NewDistributed(cfg *worker.Config, dcfg *worker.DistributedConfig, bootstra
 	if u, err := url.Parse(opts.URL); err == nil {
 		h.workerID = u.Host
 	}
+	h.leaderClient = leaderClient(cfg.HTTPClient())
 	h.w = worker.New(cfg, opts.Plugins, bootstrap, opts.Dial, offsets, h, opts.Log, opts.Loggers)
 	h.w.ReserveTopics(dcfg.ConfigTopic, dcfg.OffsetTopic, dcfg.StatusTopic)
 	h.openOffsetTopic = opts.OpenOffsetTopic
@@ -708,7 +712,7 @@ func (h *Distributed) generateTaskConfigs(name string, dc *dconn, snap ClusterCo
 		if leader {
 			err = h.putTaskConfigs(ctx, name, cfgs)
 		} else {
-			err = postTaskConfigs(ctx, h.cfg.HTTPClient(), leaderURL, name, cfgs, key)
+			err = postTaskConfigs(ctx, h.leaderClient, leaderURL, name, cfgs, key)
 		}
 		h.mu.Lock()
 		defer h.mu.Unlock()
@@ -1552,4 +1556,37 @@ func AdvertisedURL(cfg *worker.Config, restAddr string) string {
 		scheme = "https://"
 	}
 	return scheme + net.JoinHostPort(host, port) + "/"
+}
+
+// submissionsAtOnce bounds the requests a worker has in flight to the
+// leader for its connectors and tasks. Each holds one of the leader's
+// connections until the leader's group commit of task configs, and the
+// leader serves at most rest.max.connections (64 unless set): unbounded,
+// the submissions of the hundreds of connectors a large assignment starts
+// took them all, and the users' requests forwarded to the leader waited
+// in its backlog behind them, for up to half a second at 3,000 connectors
+// (docs/performance.md). Kafka's herder sends them one at a time; 16 at
+// once keep the leader's group commits full.
+const submissionsAtOnce = 16
+
+// submissionsIdle is how long a connection to the leader is kept for the
+// next submission: long enough for a burst, short enough that the idle
+// ones do not hold the leader's connections for its 30 s idle timeout.
+const submissionsIdle = 5 * time.Second
+
+// leaderClient is base with a pool of its own: at most submissionsAtOnce
+// connections to each worker (a request beyond waits for one), kept open
+// submissionsIdle between requests.
+func leaderClient(base *http.Client) *http.Client {
+	tr, ok := base.Transport.(*http.Transport)
+	if !ok {
+		tr = http.DefaultTransport.(*http.Transport)
+	}
+	tr = tr.Clone()
+	tr.MaxConnsPerHost = submissionsAtOnce
+	tr.MaxIdleConnsPerHost = submissionsAtOnce
+	tr.IdleConnTimeout = submissionsIdle
+	c := *base
+	c.Transport = tr
+	return &c
 }

@@ -47,7 +47,7 @@ func (h *Distributed) fenceForTask(ctx context.Context, name string) error {
 		case lead.url == "":
 			err = NoLeader()
 		default:
-			err = putFence(ctx, h.cfg.HTTPClient(), lead.url, name, sessionKeyBytes(h.store.SessionKey()))
+			err = putFence(ctx, h.leaderClient, lead.url, name, sessionKeyBytes(h.store.SessionKey()))
 		}
 		if err == nil {
 			return nil
