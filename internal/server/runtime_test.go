@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -501,4 +502,67 @@ func (t *startHookTask) Start(ctx connect.SourceTaskContext, config map[string]s
 	}
 	t.start()
 	return nil
+}
+
+// At-least-once source tasks whose producer settings are the same share
+// one producer (one InitProducerID), one with settings of its own gets
+// another; the shared one outlives the deletion of a connector that used
+// it, and a producer is made again once every task that used it stopped.
+func TestSourceTasksShareAProducer(t *testing.T) {
+	kc, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.AllowAutoTopicCreation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kc.Close()
+	var inits atomic.Int32
+	kc.ControlKey(int16(kmsg.InitProducerID), func(kmsg.Request) (kmsg.Response, error, bool) {
+		kc.KeepControl()
+		inits.Add(1)
+		return nil, nil, false
+	})
+	addr := kc.ListenAddrs()[0]
+	props := map[string]string{"bootstrap.servers": addr}
+	for k, v := range stringConverters {
+		props[k] = v
+	}
+	dir := t.TempDir()
+	w := startWorker(t, dir, props)
+	source := func(name string, extra ...string) string {
+		in := filepath.Join(dir, name+".txt")
+		writeLines(t, in, name+"-1")
+		config := map[string]string{"connector.class": "FileStreamSource", "file": in, "topic": name}
+		for i := 0; i < len(extra); i += 2 {
+			config[extra[i]] = extra[i+1]
+		}
+		w.must(201, "POST", "/connectors", jsonString(map[string]any{"name": name, "config": config}))
+		if got := readTopic(t, addr, name, 1); got[0] != name+"-1" {
+			t.Fatalf("topic %s holds %q", name, got)
+		}
+		return in
+	}
+	source("a")
+	inB := source("b")
+	source("c", "producer.override.linger.ms", "1")
+	if n := inits.Load(); n != 2 {
+		t.Fatalf("%d producers for a, b and c (a and b the same settings), want 2", n)
+	}
+
+	w.must(204, "DELETE", "/connectors/a", "")
+	f, err := os.OpenFile(inB, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("b-2\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if got := readTopic(t, addr, "b", 2); got[1] != "b-2" {
+		t.Fatalf("b after a was deleted: %q", got)
+	}
+	w.must(204, "DELETE", "/connectors/b", "")
+	w.must(204, "DELETE", "/connectors/c", "")
+	source("d")
+	if n := inits.Load(); n != 3 {
+		t.Fatalf("%d producers after a, b and c stopped and d started, want 3", n)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/connectd/connectd/connect"
@@ -26,6 +27,13 @@ type sourceTask struct {
 	// The converters' classes, for error reports.
 	keyClass, valueClass, headerClass string
 	client                            *kgo.Client
+	// producer is client when the task shares it (at least once); nil
+	// when the client is the task's own (exactly once). inflight is the
+	// task's records in a shared client; once stopped, what the client
+	// still answers for the task no longer reaches it.
+	producer *sharedProducer
+	inflight inflight
+	stopped  atomic.Bool
 	// lastBatchBytes is how many bytes the converters wrote for the
 	// last batch; only prepare uses it.
 	lastBatchBytes int
@@ -106,18 +114,30 @@ func (w *Worker) newSourceTask(t *Task, task connect.SourceTask, connConfig, tas
 			opts = append(opts, kgo.TransactionTimeout(time.Minute)) // Kafka's producer default
 		}
 	}
-	cl, err := w.newClient(props, opts...)
+	var cl *kgo.Client
+	var shared *sharedProducer
+	if eos == nil {
+		if props["client.id"] == fmt.Sprintf("connector-producer-%s-%d", t.Connector, t.ID) {
+			props["client.id"] = sharedProducerClientID
+		}
+		shared, err = w.acquireProducer(props, opts)
+		if shared != nil {
+			cl = shared.cl
+		}
+	} else {
+		cl, err = w.newClient(props, opts...)
+	}
 	if err != nil {
 		ch.close()
 		return nil, err
 	}
 	st := &sourceTask{
 		Task: t, task: task, config: taskConfig, keyConv: kc, valueConv: vc, keyClass: kclass, valueClass: vclass, headerConv: hc, headerClass: hclass, client: cl,
-		tracker: newOffsetTracker(t.Connector), topicSeen: map[string]bool{}, offsets: offsets,
+		producer: shared, tracker: newOffsetTracker(t.Connector), topicSeen: map[string]bool{}, offsets: offsets,
 		chain: ch, errs: newErrorHandler(t.log, t.Connector, t.ID, connConfig, &t.Metrics), txn: txn,
 	}
 	if st.creation, err = w.newTopicCreation(t.Connector, connConfig); err != nil {
-		cl.Close()
+		st.closeProducer()
 		return nil, err
 	}
 	st.committer, _ = task.(connect.Committer)
@@ -164,7 +184,7 @@ func (s *sourceTask) Offset(partition map[string]any) (map[string]any, error) {
 
 func (s *sourceTask) run(ctx context.Context) {
 	defer close(s.done)
-	defer s.client.Close()
+	defer s.closeProducer()
 	defer s.chain.close()
 	defer s.creation.close()
 	s.ctx = ctx
@@ -278,7 +298,12 @@ func (s *sourceTask) run(ctx context.Context) {
 	// their offsets so a restart does not send them again.
 	flushCtx, cancel := context.WithTimeout(context.Background(), s.w.cfg.OffsetFlushTimeout)
 	defer cancel()
-	if ferr := s.client.Flush(flushCtx); ferr != nil {
+	flush := s.client.Flush
+	if s.producer != nil {
+		// The client is others' too: wait for this task's records only.
+		flush = s.inflight.drain
+	}
+	if ferr := flush(flushCtx); ferr != nil {
 		s.log.Warn("timed out waiting for Kafka to acknowledge the last records; their offsets are not committed")
 	}
 	if cerr := s.commit(); cerr != nil && err == nil {
@@ -578,7 +603,23 @@ func (s *sourceTask) sender(b *sendBatch) func() {
 		}
 		return func() {}
 	}
+	// answered counts the batch's records Kafka answered, failed ones
+	// too, for the task's bound in a shared client.
+	var answered func()
+	if s.producer != nil {
+		s.inflight.acquire(int64(b.n), taskBufferedRecords)
+		left := atomic.Int64{}
+		left.Store(int64(b.n))
+		answered = func() {
+			if left.Add(-1) == 0 {
+				s.inflight.release(int64(b.n))
+			}
+		}
+	}
 	promise := func(r *kgo.Record, err error) {
+		if answered != nil {
+			defer answered()
+		}
 		// Under exactly-once a record Kafka refused fails its
 		// transaction, whatever errors.tolerance says, as in Kafka.
 		if err != nil && (s.txn != nil || !s.sendTolerated(r, err, nil)) {
@@ -640,6 +681,17 @@ func (s *sourceTask) sender(b *sendBatch) func() {
 	}
 }
 
+// closeProducer ends the task's use of its client: closes its own, or
+// leaves a shared one to the other tasks.
+func (s *sourceTask) closeProducer() {
+	if s.producer == nil {
+		s.client.Close()
+		return
+	}
+	s.stopped.Store(true)
+	s.w.releaseProducer(s.producer)
+}
+
 // sendTolerated reports a record Kafka refused to the error log and
 // says whether errors.tolerance=all skips it, its offset committed as if
 // sent (KIP-779). rec is the polled record, when the task kept it.
@@ -667,7 +719,7 @@ func (s *sourceTask) sendError(topic string, err error) error {
 
 // release hands a sent batch back to a task that reuses its records.
 func (s *sourceTask) release(recs []*connect.SourceRecord) {
-	if s.releaser == nil {
+	if s.releaser == nil || s.stopped.Load() {
 		return
 	}
 	if s.chain != nil {
@@ -794,6 +846,12 @@ func (s *sourceTask) toKafka(rec *connect.Record, blk *recordBlock, i int, now t
 // commitRecord tells a RecordCommitter that Kafka acknowledged rec as r,
 // or with a nil r that rec was dropped by a transform or skipped.
 func (s *sourceTask) commitRecord(rec *connect.SourceRecord, r *kgo.Record) {
+	if s.stopped.Load() {
+		// The task stopped before Kafka answered (a shared client
+		// outlives it): as after Kafka's producer closed, it hears of
+		// the record no more.
+		return
+	}
 	meta := recordMetadata(r)
 	if err := safeCall(func() error { return s.recordAcks.CommitRecord(rec, meta) }); err != nil {
 		s.log.Warn("commitRecord failed", "error", err)

@@ -46,6 +46,7 @@ type Worker struct {
 	reserved  []string // topics the worker itself writes; see ReserveTopics
 	registry  taskRegistry
 	startups  StartupMetrics
+	producers producerPool // at-least-once source tasks' clients
 }
 
 // New returns a worker running the given plugins, producing to and
