@@ -92,13 +92,28 @@ func (w *Worker) releaseProducer(sp *sharedProducer) {
 	p.mu.Lock()
 	sp.refs--
 	last := sp.refs == 0
-	if last {
+	if last && p.byKey[sp.key] == sp {
 		delete(p.byKey, sp.key)
 	}
 	p.mu.Unlock()
 	if last {
 		sp.cl.Close()
 	}
+}
+
+// detachProducer keeps tasks that start from now on off a shared client
+// that still holds records of a task that stopped: franz-go cannot fail
+// one task's records alone, so the client fails them as it closes, once
+// the tasks already on it stopped too, where Kafka's producer fails them
+// as its one task stops. Records stuck on a partition without a leader
+// then do not pile up in one client, stop after stop.
+func (w *Worker) detachProducer(sp *sharedProducer) {
+	p := &w.producers
+	p.mu.Lock()
+	if p.byKey[sp.key] == sp {
+		delete(p.byKey, sp.key)
+	}
+	p.mu.Unlock()
 }
 
 // inflight counts the records a task handed to a shared producer that

@@ -305,6 +305,9 @@ func (s *sourceTask) run(ctx context.Context) {
 	}
 	if ferr := flush(flushCtx); ferr != nil {
 		s.log.Warn("timed out waiting for Kafka to acknowledge the last records; their offsets are not committed")
+		if s.producer != nil {
+			s.w.detachProducer(s.producer)
+		}
 	}
 	if cerr := s.commit(); cerr != nil && err == nil {
 		err = cerr
