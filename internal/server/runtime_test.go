@@ -556,7 +556,8 @@ func TestSourceTasksShareAProducer(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	if got := readTopic(t, addr, "b", 2); got[1] != "b-2" {
+	// Partitioned without keys, the two lines may be in either order.
+	if got := readTopic(t, addr, "b", 2); !slices.Contains(got, "b-2") {
 		t.Fatalf("b after a was deleted: %q", got)
 	}
 	w.must(204, "DELETE", "/connectors/b", "")
