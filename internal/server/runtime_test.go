@@ -444,17 +444,7 @@ func (t *badRecordTask) Poll(ctx context.Context) ([]*connect.SourceRecord, erro
 // The task's Start waits for the broker to see the request; had the
 // producer waited for a record, it would see none.
 func TestSourceProducerReadyBeforeFirstRecord(t *testing.T) {
-	kc, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.AllowAutoTopicCreation())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer kc.Close()
-	var inits atomic.Int32
-	kc.ControlKey(int16(kmsg.InitProducerID), func(kmsg.Request) (kmsg.Response, error, bool) {
-		kc.KeepControl()
-		inits.Add(1)
-		return nil, nil, false
-	})
+	kc, inits := initCountingBroker(t)
 	started := make(chan bool, 1)
 	const class = "test.WarmProducerSource"
 	plugin := connect.Plugin{Class: class, Type: connect.PluginSource, Version: "test",
@@ -509,17 +499,7 @@ func (t *startHookTask) Start(ctx connect.SourceTaskContext, config map[string]s
 // another; the shared one outlives the deletion of a connector that used
 // it, and a producer is made again once every task that used it stopped.
 func TestSourceTasksShareAProducer(t *testing.T) {
-	kc, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.AllowAutoTopicCreation())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer kc.Close()
-	var inits atomic.Int32
-	kc.ControlKey(int16(kmsg.InitProducerID), func(kmsg.Request) (kmsg.Response, error, bool) {
-		kc.KeepControl()
-		inits.Add(1)
-		return nil, nil, false
-	})
+	kc, inits := initCountingBroker(t)
 	addr := kc.ListenAddrs()[0]
 	props := map[string]string{"bootstrap.servers": addr}
 	for k, v := range stringConverters {
@@ -566,4 +546,22 @@ func TestSourceTasksShareAProducer(t *testing.T) {
 	if n := inits.Load(); n != 3 {
 		t.Fatalf("%d producers after a, b and c stopped and d started, want 3", n)
 	}
+}
+
+// initCountingBroker is a broker that counts the InitProducerID requests
+// it answers: one per producer made.
+func initCountingBroker(t *testing.T) (*kfake.Cluster, *atomic.Int32) {
+	t.Helper()
+	kc, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.AllowAutoTopicCreation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(kc.Close)
+	inits := new(atomic.Int32)
+	kc.ControlKey(int16(kmsg.InitProducerID), func(kmsg.Request) (kmsg.Response, error, bool) {
+		kc.KeepControl()
+		inits.Add(1)
+		return nil, nil, false
+	})
+	return kc, inits
 }

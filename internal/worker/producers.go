@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -45,13 +46,8 @@ type sharedProducer struct {
 // producerKey is props in a canonical form: tasks whose keys are equal
 // may share a client.
 func producerKey(props map[string]string) string {
-	keys := make([]string, 0, len(props))
-	for k := range props {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
 	var b strings.Builder
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(props)) {
 		b.WriteString(k)
 		b.WriteByte(0)
 		b.WriteString(props[k])
