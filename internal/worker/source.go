@@ -90,8 +90,9 @@ func (w *Worker) newSourceTask(t *Task, task connect.SourceTask, connConfig, tas
 			return nil, err
 		}
 	}
+	taskClientID := fmt.Sprintf("connector-producer-%s-%d", t.Connector, t.ID) // Kafka's (KIP-411)
 	props := w.clientProps(map[string]string{
-		"client.id": fmt.Sprintf("connector-producer-%s-%d", t.Connector, t.ID),
+		"client.id": taskClientID,
 		// Kafka's producer default; franz-go's is snappy.
 		"compression.type": "none",
 		// Kafka 4.0's default (KIP-1030): batches of a few ms rather than
@@ -117,7 +118,7 @@ func (w *Worker) newSourceTask(t *Task, task connect.SourceTask, connConfig, tas
 	var cl *kgo.Client
 	var shared *sharedProducer
 	if eos == nil {
-		if props["client.id"] == fmt.Sprintf("connector-producer-%s-%d", t.Connector, t.ID) {
+		if props["client.id"] == taskClientID {
 			props["client.id"] = sharedProducerClientID
 		}
 		shared, err = w.acquireProducer(props, opts)
