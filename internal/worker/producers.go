@@ -56,7 +56,7 @@ func producerKey(props map[string]string) string {
 	return b.String()
 }
 
-// acquire returns the client for props, made with opts if no task uses
+// acquireProducer returns the client for props, made with opts if no task uses
 // one yet.
 func (w *Worker) acquireProducer(props map[string]string, opts []kgo.Opt) (*sharedProducer, error) {
 	key := producerKey(props)
@@ -88,8 +88,8 @@ func (w *Worker) releaseProducer(sp *sharedProducer) {
 	p.mu.Lock()
 	sp.refs--
 	last := sp.refs == 0
-	if last && p.byKey[sp.key] == sp {
-		delete(p.byKey, sp.key)
+	if last {
+		p.forgetLocked(sp)
 	}
 	p.mu.Unlock()
 	if last {
@@ -106,10 +106,16 @@ func (w *Worker) releaseProducer(sp *sharedProducer) {
 func (w *Worker) detachProducer(sp *sharedProducer) {
 	p := &w.producers
 	p.mu.Lock()
+	p.forgetLocked(sp)
+	p.mu.Unlock()
+}
+
+// forgetLocked gives sp to no task that starts from now on; a detached
+// client is no longer under its key, which may hold a newer one.
+func (p *producerPool) forgetLocked(sp *sharedProducer) {
 	if p.byKey[sp.key] == sp {
 		delete(p.byKey, sp.key)
 	}
-	p.mu.Unlock()
 }
 
 // inflight counts the records a task handed to a shared producer that

@@ -299,16 +299,8 @@ func (s *sourceTask) run(ctx context.Context) {
 	// their offsets so a restart does not send them again.
 	flushCtx, cancel := context.WithTimeout(context.Background(), s.w.cfg.OffsetFlushTimeout)
 	defer cancel()
-	flush := s.client.Flush
-	if s.producer != nil {
-		// The client is others' too: wait for this task's records only.
-		flush = s.inflight.drain
-	}
-	if ferr := flush(flushCtx); ferr != nil {
+	if ferr := s.awaitSent(flushCtx); ferr != nil {
 		s.log.Warn("timed out waiting for Kafka to acknowledge the last records; their offsets are not committed")
-		if s.producer != nil {
-			s.w.detachProducer(s.producer)
-		}
 	}
 	if cerr := s.commit(); cerr != nil && err == nil {
 		err = cerr
@@ -612,7 +604,7 @@ func (s *sourceTask) sender(b *sendBatch) func() {
 	var answered func()
 	if s.producer != nil {
 		s.inflight.acquire(int64(b.n), taskBufferedRecords)
-		left := atomic.Int64{}
+		var left atomic.Int64
 		left.Store(int64(b.n))
 		answered = func() {
 			if left.Add(-1) == 0 {
@@ -683,6 +675,20 @@ func (s *sourceTask) sender(b *sendBatch) func() {
 		// record the task handed over is sent even while it stops.
 		s.client.Produce(context.Background(), kafka, p)
 	}
+}
+
+// awaitSent waits for Kafka to answer the records the task handed over:
+// its own client's flush, or in a shared client its own records only,
+// after which a client still holding some takes no new task.
+func (s *sourceTask) awaitSent(ctx context.Context) error {
+	if s.producer == nil {
+		return s.client.Flush(ctx)
+	}
+	err := s.inflight.drain(ctx)
+	if err != nil {
+		s.w.detachProducer(s.producer)
+	}
+	return err
 }
 
 // closeProducer ends the task's use of its client: closes its own, or
