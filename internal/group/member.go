@@ -415,7 +415,6 @@ func millis(d time.Duration) int32 {
 type joinResult struct {
 	memberID   string
 	generation int32
-	leaderID   string
 	protocol   string
 	assignment []byte
 }
@@ -504,7 +503,6 @@ func (m *Member) joinAndSync(ctx context.Context, reason string) (joinResult, er
 		return joinResult{
 			memberID:   jresp.MemberID,
 			generation: jresp.Generation,
-			leaderID:   jresp.LeaderID,
 			protocol:   protocol,
 			assignment: sresp.MemberAssignment,
 		}, nil
@@ -677,13 +675,22 @@ func (m *Member) apply(res joinResult) followUp {
 	case a.Delay > 0:
 		fu = followUp{after: time.Duration(a.Delay) * time.Millisecond, reason: "scheduled rebalance"}
 	}
-	leader := res.leaderID == res.memberID
+	// The leader is the member the assignment names, as for Kafka's
+	// WorkerCoordinator, not whoever JoinGroup called the leader: when
+	// the leader has left, kfake's JoinGroup names every member of the
+	// next generation its leader, and only the last one's assignments
+	// are kept. A member that only computed assignments forgets the
+	// state it computed them with, which describes no real assignment.
+	leader := a.Leader != "" && a.Leader == res.memberID
+	if !leader {
+		m.astate = AssignorState{}
+	}
 	if a.Error == ErrNone {
 		m.settleRejoin(a.ConfigOffset)
 	}
 	m.mu.Lock()
 	m.generation = res.generation
-	m.leaderID = res.leaderID
+	m.leaderID = a.Leader
 	m.leaderURL = a.LeaderURL
 	m.rebalancing = m.rejoinRequested || fu.immediate || a.Error != ErrNone
 	m.mu.Unlock()

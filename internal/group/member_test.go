@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"maps"
 	"os"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -46,6 +47,8 @@ type fakeHandler struct {
 	assigned int
 	maxDelay int32
 	errors   int
+	// leads is the generations this member was told it leads.
+	leads []int32
 }
 
 func (h *fakeHandler) ConfigOffset() int64 { o, _ := h.topic.snapshot(); return o }
@@ -73,6 +76,15 @@ func (h *fakeHandler) Assigned(a Assignment, owned []ConnectorTasks, generation 
 	if a.Error != ErrNone {
 		h.errors++
 	}
+	if leader {
+		h.leads = append(h.leads, generation)
+	}
+}
+
+func (h *fakeHandler) leadGenerations() []int32 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.leads)
 }
 
 func (h *fakeHandler) stats() (maxDelay int32, errors int) {
@@ -321,6 +333,44 @@ func testMemberIntegration(t *testing.T, protocol string) {
 		}
 	}
 	eventually(t, 10*time.Second, func() string { return converged(topic, follower) })
+}
+
+// When the leader leaves the group, the generation after has one leader:
+// the member the assignments name, as Kafka's WorkerCoordinator decides.
+// (kfake's JoinGroup then names every member of the generation its
+// leader, and each of them took up the leader's duties.)
+func TestMemberOneLeaderAfterTheLeaderLeaves(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.GroupMinSessionTimeout(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	log := testLogger()
+	topic := &fakeConfigTopic{}
+	topic.set(work3x2())
+	var ws []*testWorker
+	for i := range 3 {
+		ws = append(ws, startWorker(t, c.ListenAddrs(), topic, "connect-cluster", fmt.Sprintf("http://w%d:8083/", i), "sessioned", log))
+	}
+	eventually(t, 10*time.Second, func() string { return converged(topic, ws...) })
+	var survivors []*testWorker
+	for _, w := range ws {
+		if w.m.IsLeader() {
+			w.stop()
+		} else {
+			survivors = append(survivors, w)
+		}
+	}
+	eventually(t, 10*time.Second, func() string { return converged(topic, survivors...) })
+	led := map[int32]string{}
+	for _, w := range survivors {
+		for _, g := range w.h.leadGenerations() {
+			if other, ok := led[g]; ok {
+				t.Errorf("generation %d has two leaders: %s and %s", g, other, w.url)
+			}
+			led[g] = w.url
+		}
+	}
 }
 
 // A leader that cannot catch up answers CONFIG_MISMATCH, and the group
