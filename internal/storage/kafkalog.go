@@ -470,10 +470,13 @@ func (l *KafkaLog) SendPrivilegedAndRead(ctx context.Context, records []KeyValue
 	}
 	l.txn.mu.Lock()
 	next, err := l.sendTxnLocked(ctx, records)
-	if errors.Is(err, kerr.InvalidProducerEpoch) || errors.Is(err, kerr.ProducerFenced) {
+	if errors.Is(err, kerr.InvalidProducerEpoch) || errors.Is(err, kerr.ProducerFenced) || errors.Is(err, kerr.InvalidTxnState) {
 		// Another worker claimed the id while it led the cluster for a
 		// generation, and this one leads again: it claims it back, as
 		// Kafka's leader does on its next tick, and writes once more.
+		// (The embedded broker answers the commit of a transaction that
+		// a claim aborted with INVALID_TXN_STATE rather than
+		// PRODUCER_FENCED, when the claim bumped the epoch by one.)
 		l.dropTxnLocked()
 		next, err = l.sendTxnLocked(ctx, records)
 	}

@@ -454,3 +454,58 @@ func TestKafkaLogPrivilegedWriteIsOneBatch(t *testing.T) {
 		t.Fatalf("batches of %v records, want %v", batches.sizes, want)
 	}
 }
+
+// onFirstProduce is a kgo hook that runs f, once armed, after the first
+// batch its client writes.
+type onFirstProduce struct {
+	armed atomic.Bool
+	f     func()
+}
+
+func (h *onFirstProduce) OnProduceBatchWritten(kgo.BrokerMetadata, string, int32, kgo.ProduceBatchMetrics) {
+	if h.armed.CompareAndSwap(true, false) {
+		h.f()
+	}
+}
+
+// A privileged write whose transaction another writer's claim of the id
+// aborted, between its records and its commit, claims the id back and is
+// written again: a leader that leads again after another led for a
+// generation writes what it was asked to, once.
+func TestKafkaLogPrivilegedWriteOutlivesAClaim(t *testing.T) {
+	c := newCluster(t, kfake.SeedTopics(1, "connect-configs"))
+	other := logCfg(c, "connect-configs")
+	other.TransactionalID = "connect-cluster-connect"
+	rival := startLog(t, other)
+	ctx := testCtx(t)
+	claim := &onFirstProduce{f: func() {
+		if err := rival.ClaimWrites(ctx); err != nil {
+			t.Error(err)
+		}
+	}}
+	sink := newRecordSink()
+	cfg := logCfg(c, "connect-configs")
+	cfg.TransactionalID = "connect-cluster-connect"
+	cfg.ClientOpts = []kgo.Opt{kgo.WithHooks(claim)}
+	cfg.OnRecord = sink.onRecord
+	l := startLog(t, cfg)
+	if err := l.SendPrivilegedAndRead(ctx, []KeyValue{{Key: []byte("first"), Value: []byte("1")}}); err != nil {
+		t.Fatal(err)
+	}
+	claim.armed.Store(true)
+	if err := l.SendPrivilegedAndRead(ctx, []KeyValue{{Key: []byte("second"), Value: []byte("2")}}); err != nil {
+		t.Fatalf("the write after the rival's claim: %v", err)
+	}
+	if claim.armed.Load() {
+		t.Fatal("the rival never claimed the id during the write")
+	}
+	var got []string
+	sink.mu.Lock()
+	for _, r := range sink.byPart[0] {
+		got = append(got, string(r.Key)+"="+string(r.Value))
+	}
+	sink.mu.Unlock()
+	if want := []string{"first=1", "second=2"}; !slices.Equal(got, want) {
+		t.Fatalf("the log holds %v, want %v (each write once)", got, want)
+	}
+}
