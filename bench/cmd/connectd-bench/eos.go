@@ -362,22 +362,7 @@ func sampleEnds(ctx context.Context, adm *kadm.Client, topic string, every time.
 // stableOffset is the topic's last stable offset, summed over its
 // partitions.
 func stableOffset(ctx context.Context, adm *kadm.Client, topic string) (int64, error) {
-	offs, err := adm.ListCommittedOffsets(ctx, topic)
-	if err != nil {
-		return 0, err
-	}
-	var sum int64
-	var firstErr error
-	offs.Each(func(o kadm.ListedOffset) {
-		if o.Err != nil {
-			if firstErr == nil {
-				firstErr = o.Err
-			}
-			return
-		}
-		sum += o.Offset
-	})
-	return sum, firstErr
+	return sumOffsets(adm.ListCommittedOffsets(ctx, topic))
 }
 
 // transactionSizes reads the sizes of the transactions of the connector's

@@ -139,7 +139,12 @@ func appendLine(b []byte, i, size int) []byte {
 // endOffset sums the end offsets of a topic's partitions; a topic that
 // does not exist yet counts as empty.
 func endOffset(ctx context.Context, adm *kadm.Client, topic string) (int64, error) {
-	offs, err := adm.ListEndOffsets(ctx, topic)
+	return sumOffsets(adm.ListEndOffsets(ctx, topic))
+}
+
+// sumOffsets adds up the offsets of a listing's partitions; a partition
+// not known yet counts as 0.
+func sumOffsets(offs kadm.ListedOffsets, err error) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
