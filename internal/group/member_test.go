@@ -237,6 +237,25 @@ func runMember(t *testing.T, m *Member) {
 	t.Cleanup(func() { cancel(); <-done })
 }
 
+// threeWorkers starts three members of a group on a fresh broker, with
+// work3x2 configured.
+func threeWorkers(t *testing.T, protocol string) (*fakeConfigTopic, []*testWorker) {
+	t.Helper()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.GroupMinSessionTimeout(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	log := testLogger()
+	topic := &fakeConfigTopic{}
+	topic.set(work3x2())
+	var ws []*testWorker
+	for i := range 3 {
+		ws = append(ws, startWorker(t, c.ListenAddrs(), topic, "connect-cluster", fmt.Sprintf("http://w%d:8083/", i), protocol, log))
+	}
+	return topic, ws
+}
+
 func TestMemberIntegration(t *testing.T) {
 	for _, protocol := range []string{"sessioned", "eager"} {
 		t.Run(protocol, func(t *testing.T) { testMemberIntegration(t, protocol) })
@@ -244,19 +263,7 @@ func TestMemberIntegration(t *testing.T) {
 }
 
 func testMemberIntegration(t *testing.T, protocol string) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.GroupMinSessionTimeout(100*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	log := testLogger()
-
-	topic := &fakeConfigTopic{}
-	topic.set(work3x2())
-	var ws []*testWorker
-	for i := range 3 {
-		ws = append(ws, startWorker(t, c.ListenAddrs(), topic, "connect-cluster", fmt.Sprintf("http://w%d:8083/", i), protocol, log))
-	}
+	topic, ws := threeWorkers(t, protocol)
 	// Cooperative balancing may take a follow-up round after every item
 	// has an owner: wait for both.
 	eventually(t, 10*time.Second, func() string {
@@ -340,18 +347,7 @@ func testMemberIntegration(t *testing.T, protocol string) {
 // (kfake's JoinGroup then names every member of the generation its
 // leader, and each of them took up the leader's duties.)
 func TestMemberOneLeaderAfterTheLeaderLeaves(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.GroupMinSessionTimeout(100*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	log := testLogger()
-	topic := &fakeConfigTopic{}
-	topic.set(work3x2())
-	var ws []*testWorker
-	for i := range 3 {
-		ws = append(ws, startWorker(t, c.ListenAddrs(), topic, "connect-cluster", fmt.Sprintf("http://w%d:8083/", i), "sessioned", log))
-	}
+	topic, ws := threeWorkers(t, "sessioned")
 	eventually(t, 10*time.Second, func() string { return converged(topic, ws...) })
 	var survivors []*testWorker
 	for _, w := range ws {
