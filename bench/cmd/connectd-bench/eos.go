@@ -207,10 +207,11 @@ func eosRound(bin, work, path string, r int, res *eosFileResult, timeout time.Du
 // eosPass runs the file once through a FileStreamSource on w into topic
 // (which exists, empty) and times it from POST /connectors by the topic's
 // end offsets, the high watermark and the last stable offset, sampled
-// every 10 ms. A read_committed consumer then checks that the topic holds
-// every line exactly once, and the connector is deleted.
+// every 10 ms. The connector is then deleted, and a read_committed consumer
+// checks that the topic holds every line exactly once.
 //
-// The consumer starts only once the topic stopped moving: it decodes every
+// The consumer starts only once the topic stopped moving (and the
+// connector is deleted): it decodes every
 // record, about half a core while the lines stream, and on this 2-core
 // machine that was taken from the worker and the broker it timed, unevenly:
 // an at-least-once run's records are readable at once, an interval run's
@@ -258,17 +259,6 @@ func eosPass(ctx context.Context, c *cluster, w *proc, adm *kadm.Client, k eosKi
 		return run, err
 	}
 	run.broker = b1.user + b1.system - b0.user - b0.system
-	cons, err := kgo.NewClient(kgo.SeedBrokers(c.broker.kafka),
-		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {0: kgo.NewOffset().At(0)}}),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()))
-	if err != nil {
-		return run, err
-	}
-	defer cons.Close()
-	chk := &lineChecker{topic: topic, transactional: k.eos}
-	if err := consumeLines(ctx, cons, chk, int64(n)); err != nil {
-		return run, fmt.Errorf("%w; worker log:\n%s", err, w.logTail())
-	}
 	if k.eos {
 		if run.txns, err = transactionSizes(ctx, w, name); err != nil {
 			return run, err
@@ -277,10 +267,11 @@ func eosPass(ctx context.Context, c *cluster, w *proc, adm *kadm.Client, k eosKi
 	if err := deleteConnector(ctx, w, name); err != nil {
 		return run, err
 	}
-	// Whatever the task still had would be in the topic by now, and
-	// fetched at once.
-	if err := expectNoMore(ctx, cons, chk, 500*time.Millisecond); err != nil {
-		return run, err
+	// Whatever the task still had is in the topic by now: the check
+	// finds it beyond the lines.
+	lastOffset, err := checkLines(ctx, c.broker.kafka, topic, int64(n), k.eos)
+	if err != nil {
+		return run, fmt.Errorf("%w; worker log:\n%s", err, w.logTail())
 	}
 	if run.end, err = endOffset(ctx, adm, topic); err != nil {
 		return run, err
@@ -288,7 +279,7 @@ func eosPass(ctx context.Context, c *cluster, w *proc, adm *kadm.Client, k eosKi
 	if !k.eos && run.end != int64(n) {
 		return run, fmt.Errorf("topic %s holds %d records, want %d (duplicates)", topic, run.end, n)
 	}
-	// The first line is at offset 0, the last at chk.lastOffset: each
+	// The first line is at offset 0, the last at lastOffset: each
 	// was written when the high watermark passed it, and readable
 	// committed when the last stable offset did.
 	run.first, run.written, run.committed = -1, -1, -1
@@ -297,15 +288,15 @@ func eosPass(ctx context.Context, c *cluster, w *proc, adm *kadm.Client, k eosKi
 		if run.first < 0 && s.stable > 0 {
 			run.first = at
 		}
-		if run.written < 0 && s.end > chk.lastOffset {
+		if run.written < 0 && s.end > lastOffset {
 			run.written = at
 		}
-		if run.committed < 0 && s.stable > chk.lastOffset {
+		if run.committed < 0 && s.stable > lastOffset {
 			run.committed = at
 		}
 	}
 	if run.first < 0 || run.written < 0 || run.committed < 0 {
-		return run, fmt.Errorf("topic %s: the offsets sampled during the pass never reached its last line (offset %d)", topic, chk.lastOffset)
+		return run, fmt.Errorf("topic %s: the offsets sampled during the pass never reached its last line (offset %d)", topic, lastOffset)
 	}
 	run.rate = float64(n) / run.committed.Seconds()
 	// The pass's wall time, not the wait that found it settled.
@@ -335,20 +326,15 @@ func sampleEnds(ctx context.Context, adm *kadm.Client, topic string, every time.
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
-		end, err := endOffset(ctx, adm, topic)
-		if err == nil {
-			var stable int64
-			if stable, err = stableOffset(ctx, adm, topic); err == nil {
-				s := endSample{at: time.Now(), end: end, stable: stable}
-				if l := len(samples); l > 0 && s.end == samples[l-1].end && s.stable == s.end && s.end > 0 {
-					still++
-				} else {
-					still = 0
-				}
-				samples = append(samples, s)
-				if still >= settleSamples {
-					return samples
-				}
+		if s, err := sampleEnd(ctx, adm, topic); err == nil {
+			if l := len(samples); l > 0 && s.end == samples[l-1].end && s.stable == s.end && s.end > 0 {
+				still++
+			} else {
+				still = 0
+			}
+			samples = append(samples, s)
+			if still >= settleSamples {
+				return samples
 			}
 		}
 		select {
@@ -359,10 +345,15 @@ func sampleEnds(ctx context.Context, adm *kadm.Client, topic string, every time.
 	}
 }
 
-// stableOffset is the topic's last stable offset, summed over its
+// sampleEnd reads the topic's end offsets now, each summed over its
 // partitions.
-func stableOffset(ctx context.Context, adm *kadm.Client, topic string) (int64, error) {
-	return sumOffsets(adm.ListCommittedOffsets(ctx, topic))
+func sampleEnd(ctx context.Context, adm *kadm.Client, topic string) (endSample, error) {
+	end, err := endOffset(ctx, adm, topic)
+	if err != nil {
+		return endSample{}, err
+	}
+	stable, err := sumOffsets(adm.ListCommittedOffsets(ctx, topic))
+	return endSample{at: time.Now(), end: end, stable: stable}, err
 }
 
 // transactionSizes reads the sizes of the transactions of the connector's
@@ -513,22 +504,23 @@ func expectNoMore(ctx context.Context, cons *kgo.Client, chk *lineChecker, wait 
 
 // checkLines reads topic from its start as a read_committed consumer and
 // fails unless it holds lines 0 to n-1, each once and in order, all in
-// transactions or none, and nothing more.
-func checkLines(ctx context.Context, broker, topic string, n int64, transactional bool) error {
+// transactions or none, and nothing more; it returns the last line's
+// offset.
+func checkLines(ctx context.Context, broker, topic string, n int64, transactional bool) (int64, error) {
 	cons, err := kgo.NewClient(kgo.SeedBrokers(broker),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {0: kgo.NewOffset().At(0)}}),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()))
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer cons.Close()
 	chk := &lineChecker{topic: topic, transactional: transactional}
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if err := consumeLines(cctx, cons, chk, n); err != nil {
-		return err
+		return 0, err
 	}
-	return expectNoMore(ctx, cons, chk, time.Second)
+	return chk.lastOffset, expectNoMore(ctx, cons, chk, time.Second)
 }
 
 // ---- report ----

@@ -239,7 +239,7 @@ func failoverOnce(bin, dir string, setup failoverSetup) (run failoverRun, err er
 		if err := c.alive(); err != nil {
 			return run, err
 		}
-		if err := checkLines(ctx, c.broker.kafka, failoverTopic, n, true); err != nil {
+		if _, err := checkLines(ctx, c.broker.kafka, failoverTopic, n, true); err != nil {
 			return run, fmt.Errorf("after the failover: %w; logs:\n%s", err, c.logTails())
 		}
 		run.lines = n
