@@ -42,6 +42,17 @@ func (s *recordSink) onCaughtUp() {
 	s.seenAtCaughtUp = s.total
 }
 
+// records are partition p's records as key=value, in the order read.
+func (s *recordSink) records(p int32) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, r := range s.byPart[p] {
+		out = append(out, string(r.Key)+"="+string(r.Value))
+	}
+	return out
+}
+
 func (s *recordSink) count() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -455,15 +466,18 @@ func TestKafkaLogPrivilegedWriteIsOneBatch(t *testing.T) {
 	}
 }
 
-// onFirstProduce is a kgo hook that runs f, once armed, after the first
-// batch its client writes.
+// onFirstProduce is a kgo hook that runs f, once armed, when the broker
+// has acknowledged the first record its client writes. franz-go calls it
+// before the record's promise, so that the client's Flush returns only
+// after f did: what f does to the broker comes between the records and
+// the commit of their transaction.
 type onFirstProduce struct {
 	armed atomic.Bool
 	f     func()
 }
 
-func (h *onFirstProduce) OnProduceBatchWritten(kgo.BrokerMetadata, string, int32, kgo.ProduceBatchMetrics) {
-	if h.armed.CompareAndSwap(true, false) {
+func (h *onFirstProduce) OnProduceRecordUnbuffered(_ *kgo.Record, err error) {
+	if err == nil && h.armed.CompareAndSwap(true, false) {
 		h.f()
 	}
 }
@@ -488,6 +502,9 @@ func TestKafkaLogPrivilegedWriteOutlivesAClaim(t *testing.T) {
 	cfg.TransactionalID = "connect-cluster-connect"
 	cfg.ClientOpts = []kgo.Opt{kgo.WithHooks(claim)}
 	cfg.OnRecord = sink.onRecord
+	// As a worker reads its config topic with exactly-once support
+	// enabled: the aborted attempt stays in the log, unread.
+	cfg.ReadCommitted = true
 	l := startLog(t, cfg)
 	if err := l.SendPrivilegedAndRead(ctx, []KeyValue{{Key: []byte("first"), Value: []byte("1")}}); err != nil {
 		t.Fatal(err)
@@ -499,13 +516,16 @@ func TestKafkaLogPrivilegedWriteOutlivesAClaim(t *testing.T) {
 	if claim.armed.Load() {
 		t.Fatal("the rival never claimed the id during the write")
 	}
-	var got []string
-	sink.mu.Lock()
-	for _, r := range sink.byPart[0] {
-		got = append(got, string(r.Key)+"="+string(r.Value))
-	}
-	sink.mu.Unlock()
-	if want := []string{"first=1", "second=2"}; !slices.Equal(got, want) {
+	if got, want := sink.records(0), []string{"first=1", "second=2"}; !slices.Equal(got, want) {
 		t.Fatalf("the log holds %v, want %v (each write once)", got, want)
+	}
+	// Read uncommitted, the log shows the attempt the claim aborted: the
+	// write above was made twice, not committed past the claim.
+	uncommitted := newRecordSink()
+	rawCfg := logCfg(c, "connect-configs")
+	rawCfg.OnRecord = uncommitted.onRecord
+	startLog(t, rawCfg)
+	if got, want := uncommitted.records(0), []string{"first=1", "second=2", "second=2"}; !slices.Equal(got, want) {
+		t.Fatalf("read uncommitted, the log holds %v, want %v (the aborted attempt, then the committed one)", got, want)
 	}
 }
