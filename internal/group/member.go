@@ -681,7 +681,7 @@ func (m *Member) apply(res joinResult) followUp {
 	// next generation its leader, and only the last one's assignments
 	// are kept. A member that only computed assignments forgets the
 	// state it computed them with, which describes no real assignment.
-	leader := a.Leader != "" && a.Leader == res.memberID
+	leader := a.Leader == res.memberID
 	if !leader {
 		m.astate = AssignorState{}
 	}

@@ -211,11 +211,10 @@ func eosRound(bin, work, path string, r int, res *eosFileResult, timeout time.Du
 // checks that the topic holds every line exactly once.
 //
 // The consumer starts only once the topic stopped moving (and the
-// connector is deleted): it decodes every
-// record, about half a core while the lines stream, and on this 2-core
-// machine that was taken from the worker and the broker it timed, unevenly:
-// an at-least-once run's records are readable at once, an interval run's
-// only after its pass.
+// connector is deleted): it decodes every record, about half a core while
+// the lines stream, and on this 2-core machine that was taken from the
+// worker and the broker it timed, unevenly: an at-least-once run's records
+// are readable at once, an interval run's only after its pass.
 func eosPass(ctx context.Context, c *cluster, w *proc, adm *kadm.Client, k eosKind, topic, path string, n int) (run eosRun, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
