@@ -3,6 +3,8 @@ package connect
 import (
 	"fmt"
 	"time"
+
+	"github.com/connectd/connectd/internal/owned"
 )
 
 // Struct is a value of a STRUCT schema: one value per field, in the
@@ -18,7 +20,9 @@ func NewStruct(schema *Schema) *Struct {
 		panic("connect: NewStruct needs a STRUCT schema")
 	}
 	// A small struct and its values are one allocation, sized to the
-	// fields: sources and converters make one struct per record.
+	// fields: sources and converters make one struct per record. The
+	// values keep the array's room, for a built-in transformation to
+	// add its fields in place (reshape).
 	switch n := len(schema.Fields); {
 	case n <= 2:
 		// What transforms make: a hoisted value, a key of one field.
@@ -26,24 +30,41 @@ func NewStruct(schema *Schema) *Struct {
 			s Struct
 			v [2]Value
 		})
-		b.s = Struct{schema: schema, values: b.v[:n:n]}
+		b.s = Struct{schema: schema, values: b.v[:n]}
 		return &b.s
 	case n <= 4:
 		b := new(struct {
 			s Struct
 			v [4]Value
 		})
-		b.s = Struct{schema: schema, values: b.v[:n:n]}
+		b.s = Struct{schema: schema, values: b.v[:n]}
 		return &b.s
 	case n <= 8:
 		b := new(struct {
 			s Struct
 			v [8]Value
 		})
-		b.s = Struct{schema: schema, values: b.v[:n:n]}
+		b.s = Struct{schema: schema, values: b.v[:n]}
 		return &b.s
 	}
 	return &Struct{schema: schema, values: make([]Value, len(schema.Fields))}
+}
+
+func init() { owned.SetReshape(reshape) }
+
+// reshape is owned.Reshape.
+func reshape(s *Struct, schema *Schema) bool {
+	n := len(schema.Fields)
+	if schema.Type != TypeStruct || n > cap(s.values) {
+		return false
+	}
+	// The room past a struct's fields is always zero (NewStruct's array
+	// starts so): the fields it gains start null.
+	if had := len(s.values); n < had {
+		clear(s.values[n:had])
+	}
+	s.schema, s.values = schema, s.values[:n]
+	return true
 }
 
 // Schema returns the struct's schema.

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/connectd/connectd/internal/owned"
 )
 
 // A field holds a value, not a way of storing it: set by SetAt or by
@@ -192,4 +194,38 @@ func TestStructValuesDoNotAllocate(t *testing.T) {
 		t.Errorf("%v allocations per record", allocs)
 	}
 	_ = sink
+}
+
+// owned.Reshape gives a struct another schema's fields in place, keeping
+// the values of the fields it had; a field it gains is null, even one it
+// had before and lost; a struct without room for the fields stays as it
+// was.
+func TestStructReshape(t *testing.T) {
+	one := StructSchema("one", Field{Name: "a", Schema: StringSchema})
+	two := StructSchema("two", Field{Name: "b", Schema: StringSchema}, Field{Name: "c", Schema: OptionalInt64Schema})
+	three := StructSchema("three", Field{Name: "a", Schema: StringSchema}, Field{Name: "b", Schema: StringSchema}, Field{Name: "c", Schema: OptionalInt64Schema})
+
+	s := NewStruct(one).Put("a", "x")
+	if !owned.Reshape(s, two) {
+		t.Fatal("a struct of one field has no room for two")
+	}
+	if s.Schema() != two || s.Get("b") != "x" || s.Get("c") != nil {
+		t.Fatalf("after growing: %v", s)
+	}
+	s.Put("c", int64(7))
+	if !owned.Reshape(s, one) || s.Get("a") != "x" || s.Get("c") != nil {
+		t.Fatalf("after shrinking: %v", s)
+	}
+	if !owned.Reshape(s, two) || s.Get("c") != nil {
+		t.Fatalf("the field lost came back with its value: %v", s)
+	}
+	if owned.Reshape(s, three) {
+		t.Fatalf("a struct made for one field took three: %v", s)
+	}
+	if s.Schema() != two || s.Get("b") != "x" {
+		t.Fatalf("a reshape refused changed the struct: %v", s)
+	}
+	if owned.Reshape(s, Int64Schema) {
+		t.Fatal("reshaped to an INT64 schema")
+	}
 }

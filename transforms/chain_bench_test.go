@@ -5,18 +5,21 @@ import (
 
 	"github.com/connectd/connectd/connect"
 	"github.com/connectd/connectd/converters"
+	"github.com/connectd/connectd/internal/owned"
 )
 
 // The chain of bench/'s smt-file figure, on a FileStreamSource's record,
 // and the JsonConverter after it.
 func BenchmarkFileLineChain(b *testing.B) {
-	configure := func(t connect.Transformation, config map[string]string) connect.Transformation {
+	configure := func(t ownedTransformation, config map[string]string) ownedTransformation {
 		if err := t.Configure(config); err != nil {
 			b.Fatal(err)
 		}
 		return t
 	}
-	chain := []connect.Transformation{
+	// As the worker's chain runs them: each struct after the first is
+	// built in place in the one before (internal/owned).
+	chain := []ownedTransformation{
 		configure(&HoistField{part: Value}, map[string]string{"field": "line"}),
 		configure(&InsertField{part: Value}, map[string]string{"static.field": "source", "static.value": "bench"}),
 		configure(&ReplaceField{part: Value}, map[string]string{"renames": "line:text"}),
@@ -31,9 +34,10 @@ func BenchmarkFileLineChain(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		r := &connect.Record{Topic: "lines-in", ValueSchema: connect.StringSchema, Value: line}
+		var own owned.Parts
 		for _, t := range chain {
 			var err error
-			if r, err = t.Apply(r); err != nil {
+			if r, own, err = t.ApplyOwned(r, own); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -1,6 +1,9 @@
 package transforms
 
-import "github.com/connectd/connectd/connect"
+import (
+	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/internal/owned"
+)
 
 func hoistFieldPlugins() []connect.Plugin {
 	return keyValuePlugins("HoistField", func(p Part) connect.Transformation { return &HoistField{part: p} })
@@ -37,24 +40,31 @@ func (t *HoistField) Configure(config map[string]string) error {
 
 // Apply wraps the part.
 func (t *HoistField) Apply(r *connect.Record) (*connect.Record, error) {
+	r, _, err := t.ApplyOwned(r, 0)
+	return r, err
+}
+
+// ApplyOwned is Apply in a worker's chain (internal/owned): the struct or
+// map the part is wrapped in is the record's own.
+func (t *HoistField) ApplyOwned(r *connect.Record, own owned.Parts) (*connect.Record, owned.Parts, error) {
 	schema, value := t.part.Get(r)
 	if schema == nil {
 		t.part.Set(r, nil, map[string]any{t.field: value})
-		return r, nil
+		return r, own | t.part.owned(), nil
 	}
 	updated := t.cache.get(schema)
 	if updated == nil {
 		b := newFieldsBuilder(1)
 		if err := b.add(t.field, schema); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		updated = b.build(&connect.Schema{Type: connect.TypeStruct})
 		t.cache.put(schema, updated)
 	}
 	out := connect.NewStruct(updated)
 	if err := structPut(out, 0, value); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	t.part.Set(r, updated, out)
-	return r, nil
+	return r, own | t.part.owned(), nil
 }

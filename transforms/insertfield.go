@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/internal/owned"
 )
 
 func insertFieldPlugins() []connect.Plugin {
@@ -101,14 +102,28 @@ func (t *InsertField) Configure(config map[string]string) error {
 // Apply inserts the configured fields; a null key or value (a tombstone)
 // passes untouched.
 func (t *InsertField) Apply(r *connect.Record) (*connect.Record, error) {
+	r, _, err := t.ApplyOwned(r, 0)
+	return r, err
+}
+
+// ApplyOwned is Apply in a worker's chain (internal/owned): a struct the
+// record owns gets the inserted fields in place when it has room for
+// them, and what the part ends up holding is the record's own.
+func (t *InsertField) ApplyOwned(r *connect.Record, own owned.Parts) (*connect.Record, owned.Parts, error) {
 	schema, value := t.part.Get(r)
 	if value == nil {
-		return r, nil
+		return r, own, nil
 	}
+	var err error
 	if schema == nil {
-		return t.applySchemaless(r, value)
+		r, err = t.applySchemaless(r, value)
+	} else {
+		r, err = t.applyWithSchema(r, value, own&t.part.owned() != 0)
 	}
-	return t.applyWithSchema(r, value)
+	if err != nil {
+		return nil, 0, err
+	}
+	return r, own | t.part.owned(), nil
 }
 
 func (t *InsertField) applySchemaless(r *connect.Record, value any) (*connect.Record, error) {
@@ -144,7 +159,7 @@ func (t *InsertField) applySchemaless(r *connect.Record, value any) (*connect.Re
 	return r, nil
 }
 
-func (t *InsertField) applyWithSchema(r *connect.Record, value any) (*connect.Record, error) {
+func (t *InsertField) applyWithSchema(r *connect.Record, value any, inPlace bool) (*connect.Record, error) {
 	in, err := requireStruct(value, insertFieldPurpose)
 	if err != nil {
 		return nil, err
@@ -156,17 +171,14 @@ func (t *InsertField) applyWithSchema(r *connect.Record, value any) (*connect.Re
 		}
 		t.cache.put(in.Schema(), schema)
 	}
-	out := connect.NewStruct(schema)
-	fields := in.Schema().Fields
-	for i := range fields {
-		if err := copyField(out, i, in, &fields[i], t.replaceNullWithDefault); err != nil {
-			return nil, err
-		}
-	}
 	// The inserted fields follow the copied ones in this order, as
 	// updatedSchema appends them. Each value is made only for a field
 	// that is inserted: boxing it is an allocation per record.
-	i := len(fields)
+	i := len(in.Schema().Fields)
+	out, err := copyFields(in, schema, t.replaceNullWithDefault, inPlace)
+	if err != nil {
+		return nil, err
+	}
 	if t.topic != nil {
 		if err := structPut(out, i, r.Topic); err != nil {
 			return nil, err

@@ -6,6 +6,7 @@ import (
 
 	"github.com/connectd/connectd/connect"
 	"github.com/connectd/connectd/internal/javaregex"
+	"github.com/connectd/connectd/internal/owned"
 )
 
 // routePlugins are the routing and header transforms and the three
@@ -78,6 +79,13 @@ func (t *RegexRouter) Configure(config map[string]string) error {
 	}
 	t.regex, t.replacement = re, repl
 	return nil
+}
+
+// ApplyOwned is Apply in a worker's chain (internal/owned): the key and
+// value stay what they were, the record's own or not.
+func (t *RegexRouter) ApplyOwned(r *connect.Record, own owned.Parts) (*connect.Record, owned.Parts, error) {
+	r, err := t.Apply(r)
+	return r, own, err
 }
 
 // Apply reroutes the record when its whole topic matches.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/connectd/connectd/connect"
 	"github.com/connectd/connectd/internal/javajson"
+	"github.com/connectd/connectd/internal/owned"
 )
 
 func replaceFieldPlugins() []connect.Plugin {
@@ -99,6 +100,8 @@ type replacePlan struct {
 	in, out *connect.Schema
 	from    []int
 	missing []string
+	// renamesOnly: out's field i is in's, for every i.
+	renamesOnly bool
 }
 
 // Config returns Kafka's keys for ReplaceField.
@@ -205,19 +208,31 @@ func (t *ReplaceField) planFor(in *connect.Schema) (*replacePlan, error) {
 			}
 		}
 	}
+	plan.renamesOnly = len(plan.from) == len(in.Fields)
+	for i, j := range plan.from {
+		plan.renamesOnly = plan.renamesOnly && i == j
+	}
 	return plan, nil
 }
 
 // Apply filters and renames the fields; a null key or value passes.
 func (t *ReplaceField) Apply(r *connect.Record) (*connect.Record, error) {
+	r, _, err := t.ApplyOwned(r, 0)
+	return r, err
+}
+
+// ApplyOwned is Apply in a worker's chain (internal/owned): a struct the
+// record owns is renamed in place when no field is dropped or moved, and
+// what the part ends up holding is the record's own.
+func (t *ReplaceField) ApplyOwned(r *connect.Record, own owned.Parts) (*connect.Record, owned.Parts, error) {
 	schema, value := t.part.Get(r)
 	if value == nil {
-		return r, nil
+		return r, own, nil
 	}
 	if schema == nil {
 		m, err := requireMap(value, replaceFieldPurpose)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		out := make(map[string]any, len(m))
 		if len(t.renames) == 0 {
@@ -236,21 +251,37 @@ func (t *ReplaceField) Apply(r *connect.Record) (*connect.Record, error) {
 			}
 		}
 		t.part.Set(r, nil, out)
-		return r, nil
+		return r, own | t.part.owned(), nil
 	}
 	in, err := requireStruct(value, replaceFieldPurpose)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	plan := t.plan.Load()
 	if plan == nil || plan.in != in.Schema() {
 		if plan, err = t.planFor(in.Schema()); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		t.plan.Store(plan)
 	}
 	updated := plan.out
-	out := connect.NewStruct(updated)
+	var out *connect.Struct
+	if plan.renamesOnly {
+		out, err = copyFields(in, updated, t.replaceNullWithDefault, own&t.part.owned() != 0)
+	} else {
+		out, err = t.pick(in, plan)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	t.part.Set(r, updated, out)
+	return r, own | t.part.owned(), nil
+}
+
+// pick is the struct of plan.out that takes each field from the field of
+// in that plan says.
+func (t *ReplaceField) pick(in *connect.Struct, plan *replacePlan) (*connect.Struct, error) {
+	out := connect.NewStruct(plan.out)
 	srcFields := in.Schema().Fields
 	for i, j := range plan.from {
 		if j < 0 {
@@ -260,6 +291,5 @@ func (t *ReplaceField) Apply(r *connect.Record) (*connect.Record, error) {
 			return nil, err
 		}
 	}
-	t.part.Set(r, updated, out)
-	return r, nil
+	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/connectd/connectd/connect"
 	"github.com/connectd/connectd/internal/javatime"
+	"github.com/connectd/connectd/internal/owned"
 )
 
 func timestampRouterPlugins() []connect.Plugin {
@@ -43,6 +44,13 @@ func (t *TimestampRouter) Configure(props map[string]string) error {
 	}
 	t.topicFormat, t.format = c.String("topic.format"), f
 	return nil
+}
+
+// ApplyOwned is Apply in a worker's chain (internal/owned): the key and
+// value stay what they were, the record's own or not.
+func (t *TimestampRouter) ApplyOwned(r *connect.Record, own owned.Parts) (*connect.Record, owned.Parts, error) {
+	r, err := t.Apply(r)
+	return r, own, err
 }
 
 func (t *TimestampRouter) Apply(r *connect.Record) (*connect.Record, error) {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/internal/owned"
 )
 
 // Package is the package of Kafka's transforms, and PredicatesPackage that
@@ -76,6 +77,14 @@ func (p Part) Get(r *connect.Record) (*connect.Schema, any) {
 		return r.KeySchema, r.Key
 	}
 	return r.ValueSchema, r.Value
+}
+
+// owned is the part's bit of owned.Parts.
+func (p Part) owned() owned.Parts {
+	if p == Key {
+		return owned.Key
+	}
+	return owned.Value
 }
 
 // Set replaces the part's schema and value.
@@ -288,6 +297,25 @@ func copyField(out *connect.Struct, i int, in *connect.Struct, src *connect.Fiel
 		return nil
 	}
 	return structPut(out, i, getField(in, src, replaceNullWithDefault))
+}
+
+// copyFields is a struct of schema whose first fields, in's own in order
+// and with their schemas, take in's values as copyField sets them, and whose others are null:
+// in itself, given schema in place, when the record owns it (inPlace) and
+// it has room (owned.Reshape), a new struct else. Field i is read before
+// it is written, so that in place is the same as a copy.
+func copyFields(in *connect.Struct, schema *connect.Schema, replaceNullWithDefault, inPlace bool) (*connect.Struct, error) {
+	fields := in.Schema().Fields
+	out := in
+	if !inPlace || !owned.Reshape(in, schema) {
+		out = connect.NewStruct(schema)
+	}
+	for i := range fields {
+		if err := copyField(out, i, in, &fields[i], replaceNullWithDefault); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // replaceNullWithDefaultKey is the key KIP-1040 added to several

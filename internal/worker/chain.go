@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/internal/owned"
 	"github.com/connectd/connectd/internal/valuefields"
 )
 
@@ -22,8 +23,15 @@ type stage struct {
 	alias  string
 	class  string
 	t      connect.Transformation
+	owning ownedTransformation // t, when it is one
 	pred   connect.Predicate
 	negate bool
+}
+
+// An ownedTransformation is a built-in transformation that builds in place
+// in a struct the record owns (internal/owned).
+type ownedTransformation interface {
+	ApplyOwned(r *connect.Record, own owned.Parts) (*connect.Record, owned.Parts, error)
 }
 
 // TransformAliases reads a LIST key of aliases (transforms, predicates).
@@ -90,6 +98,7 @@ func newChain(plugins *connect.PluginSet, config map[string]string) (*chain, err
 			return fail(err)
 		}
 		st := stage{alias: alias, class: config[prefix+"type"], t: t.(connect.Transformation)}
+		st.owning, _ = st.t.(ownedTransformation)
 		c.stages = append(c.stages, st)
 		predAlias, hasPred := config[prefix+"predicate"]
 		negate, hasNegate := config[prefix+"negate"]
@@ -154,12 +163,28 @@ func (c *chain) apply(r *connect.Record) (out *connect.Record, err error) {
 			out, err = nil, &recordError{stage: stageTransformation, class: c.stages[i].class, err: fmt.Errorf("panic: %v", p)}
 		}
 	}()
+	// own: the record's key and value that the stage before made for it
+	// and nothing else holds. The connector's never are; nor is what a
+	// transformation or a predicate of someone else's was shown, as it
+	// may keep it.
+	var own owned.Parts
 	for ; i < len(c.stages); i++ {
 		st := &c.stages[i]
-		if st.pred != nil && st.pred.Test(r) == st.negate {
-			continue
+		if st.pred != nil {
+			skip := st.pred.Test(r) == st.negate
+			own = 0
+			if skip {
+				continue
+			}
 		}
-		next, err := st.t.Apply(r)
+		var next *connect.Record
+		var err error
+		if st.owning != nil {
+			next, own, err = st.owning.ApplyOwned(r, own)
+		} else {
+			next, err = st.t.Apply(r)
+			own = 0
+		}
 		if err != nil {
 			return nil, &recordError{stage: stageTransformation, class: st.class, err: err}
 		}

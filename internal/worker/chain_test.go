@@ -6,6 +6,7 @@ import (
 
 	"github.com/connectd/connectd/connect"
 	"github.com/connectd/connectd/converters"
+	"github.com/connectd/connectd/transforms"
 	"github.com/connectd/connectd/transforms/debezium"
 )
 
@@ -128,5 +129,104 @@ func TestChainValueNeeds(t *testing.T) {
 	}
 	if (*chain)(nil).valueNeeds(json) != nil {
 		t.Error("no chain: needs")
+	}
+}
+
+// keepValue is a transformation, or a predicate, of someone else's that
+// keeps the values it is shown, as connect.Transformation lets it.
+type keepValue struct{ kept *[]any }
+
+func (keepValue) Config() *connect.ConfigDef        { return connect.NewConfigDef() }
+func (keepValue) Configure(map[string]string) error { return nil }
+func (k keepValue) Apply(r *connect.Record) (*connect.Record, error) {
+	*k.kept = append(*k.kept, r.Value)
+	return r, nil
+}
+func (k keepValue) Test(r *connect.Record) bool {
+	*k.kept = append(*k.kept, r.Value)
+	return true
+}
+
+// Kafka's transformations build each struct after the first in the one
+// before it (internal/owned), but never in one that a transformation or
+// predicate of someone else's was shown: what it kept stays as it was.
+func TestChainOwnedStructs(t *testing.T) {
+	var kept []any
+	plugins, err := connect.NewPluginSet(append(transforms.Plugins(),
+		connect.Plugin{Class: "test.Keep", Type: connect.PluginTransformation, New: func() any { return keepValue{&kept} }},
+		connect.Plugin{Class: "test.Keep", Type: connect.PluginPredicate, New: func() any { return keepValue{&kept} }},
+	)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := map[string]string{
+		"transforms.hoist.type":          "org.apache.kafka.connect.transforms.HoistField$Value",
+		"transforms.hoist.field":         "line",
+		"transforms.insert.type":         "org.apache.kafka.connect.transforms.InsertField$Value",
+		"transforms.insert.static.field": "source",
+		"transforms.insert.static.value": "bench",
+		"transforms.rename.type":         "org.apache.kafka.connect.transforms.ReplaceField$Value",
+		"transforms.rename.renames":      "line:text",
+		"transforms.route.type":          "org.apache.kafka.connect.transforms.RegexRouter",
+		"transforms.route.regex":         "(.*)-in",
+		"transforms.route.replacement":   "$1",
+		"transforms.keep.type":           "test.Keep",
+		"predicates.shown.type":          "test.Keep",
+	}
+	chainOf := func(aliases string, extra map[string]string) *chain {
+		config := map[string]string{"transforms": aliases}
+		for _, m := range []map[string]string{steps, extra} {
+			for k, v := range m {
+				config[k] = v
+			}
+		}
+		ch, err := newChain(plugins, config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ch
+	}
+	var line any = "a line"
+	for _, c := range []struct {
+		name, transforms string
+		extra            map[string]string
+	}{
+		{"a transformation keeps the hoisted struct", "hoist,keep,insert,rename,route", nil},
+		{"a predicate keeps the hoisted struct", "hoist,insert,rename,route", map[string]string{"predicates": "shown", "transforms.insert.predicate": "shown"}},
+		{"a transformation keeps the inserted struct", "hoist,insert,keep,rename,route", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			kept = nil
+			out, err := chainOf(c.transforms, c.extra).apply(&connect.Record{Topic: "lines-in", ValueSchema: connect.StringSchema, Value: line})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := out.Value.(*connect.Struct).String(); out.Topic != "lines" || got != "Struct{text=a line,source=bench}" {
+				t.Fatalf("the chain made %s on %s", got, out.Topic)
+			}
+			if len(kept) != 1 {
+				t.Fatalf("kept %d values", len(kept))
+			}
+			want := "Struct{line=a line}"
+			if strings.Contains(c.transforms, "insert,keep") {
+				want = "Struct{line=a line,source=bench}"
+			}
+			if got := kept[0].(*connect.Struct).String(); got != want {
+				t.Fatalf("the kept struct became %s, want %s", got, want)
+			}
+		})
+	}
+
+	// Without anyone else's, the chain makes one struct a record.
+	ch := chainOf("hoist,insert,rename,route", nil)
+	r := new(connect.Record)
+	allocs := testing.AllocsPerRun(100, func() {
+		*r = connect.Record{Topic: "lines-in", ValueSchema: connect.StringSchema, Value: line}
+		if _, err := ch.apply(r); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 1 {
+		t.Errorf("%v allocations a record, want the hoisted struct's alone", allocs)
 	}
 }
