@@ -302,14 +302,22 @@ func copyField(out *connect.Struct, i int, in *connect.Struct, src *connect.Fiel
 // copyFields is a struct of schema whose first fields, in's own in order
 // and with their schemas, take in's values as copyField sets them, and whose others are null:
 // in itself, given schema in place, when the record owns it (inPlace) and
-// it has room (owned.Reshape), a new struct else. Field i is read before
-// it is written, so that in place is the same as a copy.
+// it has room (owned.Reshape), a new struct else. In place, only a null
+// can change (to its default), since each field keeps its schema.
 func copyFields(in *connect.Struct, schema *connect.Schema, replaceNullWithDefault, inPlace bool) (*connect.Struct, error) {
 	fields := in.Schema().Fields
-	out := in
-	if !inPlace || !owned.Reshape(in, schema) {
-		out = connect.NewStruct(schema)
+	if inPlace && owned.Reshape(in, schema) {
+		// A value copyField would set as it is is already there.
+		for i := range fields {
+			if in.ValueAt(i).Kind() == connect.KindNull {
+				if err := copyField(in, i, in, &fields[i], replaceNullWithDefault); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return in, nil
 	}
+	out := connect.NewStruct(schema)
 	for i := range fields {
 		if err := copyField(out, i, in, &fields[i], replaceNullWithDefault); err != nil {
 			return nil, err
