@@ -40,31 +40,39 @@ func (t *HoistField) Configure(config map[string]string) error {
 
 // Apply wraps the part.
 func (t *HoistField) Apply(r *connect.Record) (*connect.Record, error) {
-	r, _, err := t.ApplyOwned(r, 0)
-	return r, err
+	return t.ApplyOwned(r, new(owned.State[connect.Struct]))
 }
 
 // ApplyOwned is Apply in a worker's chain (internal/owned): the struct or
-// map the part is wrapped in is the record's own.
-func (t *HoistField) ApplyOwned(r *connect.Record, own owned.Parts) (*connect.Record, owned.Parts, error) {
+// map the part is wrapped in is the record's own, and the struct is the
+// spare one when there is one.
+func (t *HoistField) ApplyOwned(r *connect.Record, st *owned.State[connect.Struct]) (*connect.Record, error) {
 	schema, value := t.part.Get(r)
 	if schema == nil {
 		t.part.Set(r, nil, map[string]any{t.field: value})
-		return r, own | t.part.owned(), nil
+		st.Parts |= t.part.owned()
+		return r, nil
 	}
 	updated := t.cache.get(schema)
 	if updated == nil {
 		b := newFieldsBuilder(1)
 		if err := b.add(t.field, schema); err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		updated = b.build(&connect.Schema{Type: connect.TypeStruct})
 		t.cache.put(schema, updated)
 	}
-	out := connect.NewStruct(updated)
+	out := st.Spare
+	st.Spare = nil
+	if out != nil && owned.Reshape(out, updated) {
+		out.Reset()
+	} else {
+		out = connect.NewStruct(updated)
+	}
 	if err := structPut(out, 0, value); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	t.part.Set(r, updated, out)
-	return r, own | t.part.owned(), nil
+	st.Parts |= t.part.owned()
+	return r, nil
 }

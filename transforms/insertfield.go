@@ -102,28 +102,28 @@ func (t *InsertField) Configure(config map[string]string) error {
 // Apply inserts the configured fields; a null key or value (a tombstone)
 // passes untouched.
 func (t *InsertField) Apply(r *connect.Record) (*connect.Record, error) {
-	r, _, err := t.ApplyOwned(r, 0)
-	return r, err
+	return t.ApplyOwned(r, new(owned.State[connect.Struct]))
 }
 
 // ApplyOwned is Apply in a worker's chain (internal/owned): a struct the
 // record owns gets the inserted fields in place when it has room for
 // them, and what the part ends up holding is the record's own.
-func (t *InsertField) ApplyOwned(r *connect.Record, own owned.Parts) (*connect.Record, owned.Parts, error) {
+func (t *InsertField) ApplyOwned(r *connect.Record, st *owned.State[connect.Struct]) (*connect.Record, error) {
 	schema, value := t.part.Get(r)
 	if value == nil {
-		return r, own, nil
+		return r, nil
 	}
 	var err error
 	if schema == nil {
 		r, err = t.applySchemaless(r, value)
 	} else {
-		r, err = t.applyWithSchema(r, value, own&t.part.owned() != 0)
+		r, err = t.applyWithSchema(r, value, st.Parts&t.part.owned() != 0)
 	}
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	return r, own | t.part.owned(), nil
+	st.Parts |= t.part.owned()
+	return r, nil
 }
 
 func (t *InsertField) applySchemaless(r *connect.Record, value any) (*connect.Record, error) {

@@ -1,6 +1,7 @@
 package transforms
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -12,7 +13,7 @@ import (
 // transformation (internal/owned).
 type ownedTransformation interface {
 	connect.Transformation
-	ApplyOwned(r *connect.Record, own owned.Parts) (*connect.Record, owned.Parts, error)
+	ApplyOwned(r *connect.Record, st *owned.State[connect.Struct]) (*connect.Record, error)
 }
 
 // Told that the record owns its struct, InsertField and ReplaceField
@@ -59,12 +60,13 @@ func TestApplyOwned(t *testing.T) {
 				t.Fatalf("Apply changed its input: %v", shared)
 			}
 			mine := fill()
-			out, own, err := xf.ApplyOwned(record(mine), c.own)
+			st := owned.State[connect.Struct]{Parts: c.own}
+			out, err := xf.ApplyOwned(record(mine), &st)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if own != c.own|part.owned() {
-				t.Errorf("returned as owned %b, want %b", own, c.own|part.owned())
+			if st.Parts != c.own|part.owned() {
+				t.Errorf("returned as owned %b, want %b", st.Parts, c.own|part.owned())
 			}
 			wantSchema, want := part.Get(copied)
 			gotSchema, got := part.Get(out)
@@ -95,8 +97,44 @@ func TestApplyOwnedHands(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			xf := shapeConfigured(t, c.xf, c.config)
 			r := &connect.Record{Topic: "t", Timestamp: time.UnixMilli(1700000000123), KeySchema: connect.StringSchema, Key: "k", ValueSchema: connect.StringSchema, Value: "v"}
-			if _, got, err := xf.ApplyOwned(r, c.own); err != nil || got != c.out {
-				t.Fatalf("owned %b, %v; want %b", got, err, c.out)
+			st := owned.State[connect.Struct]{Parts: c.own}
+			if _, err := xf.ApplyOwned(r, &st); err != nil || st.Parts != c.out {
+				t.Fatalf("owned %b, %v; want %b", st.Parts, err, c.out)
+			}
+		})
+	}
+}
+
+// HoistField makes its struct of the spare one, whatever that held, and
+// of a new one when there is none.
+func TestHoistFieldTakesTheSpare(t *testing.T) {
+	xf := shapeConfigured(t, &HoistField{part: Value}, map[string]string{"field": "line"})
+	old := connect.StructSchema("old", connect.Field{Name: "a", Schema: connect.StringSchema}, connect.Field{Name: "b", Schema: connect.OptionalStringSchema})
+	wide := connect.StructSchema("wide")
+	for i := range 9 {
+		wide.Fields = append(wide.Fields, connect.Field{Name: fmt.Sprint("f", i), Schema: connect.OptionalStringSchema, Index: i})
+	}
+	for _, c := range []struct {
+		name  string
+		spare *connect.Struct
+		taken bool
+	}{
+		{"a struct with room", connect.NewStruct(old).Put("a", "x").Put("b", "y"), true},
+		{"a wider struct", connect.NewStruct(wide).Put("f0", "x"), true},
+		{"none", nil, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st := owned.State[connect.Struct]{Spare: c.spare}
+			out, err := xf.ApplyOwned(&connect.Record{ValueSchema: connect.OptionalStringSchema, Value: nil}, &st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := out.Value.(*connect.Struct)
+			if got := v.String(); got != "Struct{}" || len(v.Schema().Fields) != 1 || v.Schema().Fields[0].Name != "line" {
+				t.Fatalf("hoisted a null into %s of %+v", got, v.Schema())
+			}
+			if taken := c.spare != nil && v == c.spare; taken != c.taken || st.Spare != nil {
+				t.Fatalf("spare taken %v, want %v; left %v", taken, c.taken, st.Spare)
 			}
 		})
 	}

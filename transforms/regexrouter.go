@@ -83,9 +83,8 @@ func (t *RegexRouter) Configure(config map[string]string) error {
 
 // ApplyOwned is Apply in a worker's chain (internal/owned): the key and
 // value stay what they were, the record's own or not.
-func (t *RegexRouter) ApplyOwned(r *connect.Record, own owned.Parts) (*connect.Record, owned.Parts, error) {
-	r, err := t.Apply(r)
-	return r, own, err
+func (t *RegexRouter) ApplyOwned(r *connect.Record, st *owned.State[connect.Struct]) (*connect.Record, error) {
+	return t.Apply(r)
 }
 
 // Apply reroutes the record when its whole topic matches.

@@ -217,22 +217,21 @@ func (t *ReplaceField) planFor(in *connect.Schema) (*replacePlan, error) {
 
 // Apply filters and renames the fields; a null key or value passes.
 func (t *ReplaceField) Apply(r *connect.Record) (*connect.Record, error) {
-	r, _, err := t.ApplyOwned(r, 0)
-	return r, err
+	return t.ApplyOwned(r, new(owned.State[connect.Struct]))
 }
 
 // ApplyOwned is Apply in a worker's chain (internal/owned): a struct the
 // record owns is renamed in place when no field is dropped or moved, and
 // what the part ends up holding is the record's own.
-func (t *ReplaceField) ApplyOwned(r *connect.Record, own owned.Parts) (*connect.Record, owned.Parts, error) {
+func (t *ReplaceField) ApplyOwned(r *connect.Record, st *owned.State[connect.Struct]) (*connect.Record, error) {
 	schema, value := t.part.Get(r)
 	if value == nil {
-		return r, own, nil
+		return r, nil
 	}
 	if schema == nil {
 		m, err := requireMap(value, replaceFieldPurpose)
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		out := make(map[string]any, len(m))
 		if len(t.renames) == 0 {
@@ -251,31 +250,33 @@ func (t *ReplaceField) ApplyOwned(r *connect.Record, own owned.Parts) (*connect.
 			}
 		}
 		t.part.Set(r, nil, out)
-		return r, own | t.part.owned(), nil
+		st.Parts |= t.part.owned()
+		return r, nil
 	}
 	in, err := requireStruct(value, replaceFieldPurpose)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	plan := t.plan.Load()
 	if plan == nil || plan.in != in.Schema() {
 		if plan, err = t.planFor(in.Schema()); err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		t.plan.Store(plan)
 	}
 	updated := plan.out
 	var out *connect.Struct
 	if plan.renamesOnly {
-		out, err = copyFields(in, updated, t.replaceNullWithDefault, own&t.part.owned() != 0)
+		out, err = copyFields(in, updated, t.replaceNullWithDefault, st.Parts&t.part.owned() != 0)
 	} else {
 		out, err = t.pick(in, plan)
 	}
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	t.part.Set(r, updated, out)
-	return r, own | t.part.owned(), nil
+	st.Parts |= t.part.owned()
+	return r, nil
 }
 
 // pick is the struct of plan.out that takes each field from the field of

@@ -48,9 +48,8 @@ func (t *TimestampRouter) Configure(props map[string]string) error {
 
 // ApplyOwned is Apply in a worker's chain (internal/owned): the key and
 // value stay what they were, the record's own or not.
-func (t *TimestampRouter) ApplyOwned(r *connect.Record, own owned.Parts) (*connect.Record, owned.Parts, error) {
-	r, err := t.Apply(r)
-	return r, own, err
+func (t *TimestampRouter) ApplyOwned(r *connect.Record, st *owned.State[connect.Struct]) (*connect.Record, error) {
+	return t.Apply(r)
 }
 
 func (t *TimestampRouter) Apply(r *connect.Record) (*connect.Record, error) {

@@ -23,6 +23,18 @@ const (
 	Value
 )
 
+// State is what a worker's chain hands each built-in stage for the record
+// it transforms; S is connect.Struct, which this package cannot name.
+type State[S any] struct {
+	// Parts are the record's key and value that nothing else holds; a
+	// stage leaves them right for the next.
+	Parts Parts
+	// Spare is a struct that nothing holds any more, or nil: a source
+	// task's previous record's, once converted. A stage that makes a
+	// struct takes it (leaving nil) rather than allocate one.
+	Spare *S
+}
+
 // reshape is package connect's, a func(*connect.Struct, *connect.Schema)
 // bool: this package cannot name connect's types, as connect imports it.
 var reshape any

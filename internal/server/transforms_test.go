@@ -378,6 +378,48 @@ func TestKafkaTransformsEndToEnd(t *testing.T) {
 	}
 }
 
+// A chain of Kafka's transforms builds each record's struct in the one
+// the stage before made, and in the last record's once it was converted
+// (internal/owned): over batches converted on several goroutines, every
+// record still reaches Kafka as its own line made it.
+func TestSourceChainBuildsInPlace(t *testing.T) {
+	dir := t.TempDir()
+	w := startWorker(t, dir, stringConverters)
+	in := filepath.Join(dir, "in.txt")
+	const n = 5000 // batches of 2,000, converted in chunks on each core
+	writeLines(t, in, lines(1, n)...)
+	w.must(201, "POST", "/connectors", jsonString(map[string]any{
+		"name": "src", "config": map[string]string{
+			"connector.class": "FileStreamSource", "file": in, "topic": "lines-in",
+			"value.converter": "org.apache.kafka.connect.json.JsonConverter", "value.converter.schemas.enable": "false",
+			"transforms":                     "hoist,insert,rename,route",
+			"transforms.hoist.type":          "org.apache.kafka.connect.transforms.HoistField$Value",
+			"transforms.hoist.field":         "line",
+			"transforms.insert.type":         "org.apache.kafka.connect.transforms.InsertField$Value",
+			"transforms.insert.static.field": "source",
+			"transforms.insert.static.value": "file",
+			"transforms.rename.type":         "org.apache.kafka.connect.transforms.ReplaceField$Value",
+			"transforms.rename.renames":      "line:text",
+			"transforms.route.type":          "org.apache.kafka.connect.transforms.RegexRouter",
+			"transforms.route.regex":         "(.*)-in",
+			"transforms.route.replacement":   "$1",
+		},
+	}))
+	got := readTopic(t, w.bootstrap(), "lines", n)
+	want := lines(1, n)
+	for i := range want {
+		want[i] = `{"text":"` + want[i] + `","source":"file"}`
+	}
+	if !slices.Equal(got, want) {
+		for i := range min(len(got), len(want)) {
+			if got[i] != want[i] {
+				t.Fatalf("record %d of %d is %s, want %s", i, len(got), got[i], want[i])
+			}
+		}
+		t.Fatalf("%d records, want %d", len(got), len(want))
+	}
+}
+
 // With errors.tolerance=all a source record Kafka refuses (here one larger
 // than the producer's batch.size) is skipped and its offset committed
 // (KIP-779); with none the task fails.

@@ -31,7 +31,15 @@ type stage struct {
 // An ownedTransformation is a built-in transformation that builds in place
 // in a struct the record owns (internal/owned).
 type ownedTransformation interface {
-	ApplyOwned(r *connect.Record, own owned.Parts) (*connect.Record, owned.Parts, error)
+	ApplyOwned(r *connect.Record, st *owned.State[connect.Struct]) (*connect.Record, error)
+}
+
+// chainScratch is what a goroutine that runs a chain fills for it, record
+// after record: the chain keeps none of it.
+type chainScratch struct {
+	rec       connect.Record
+	partition int32 // a sink record's, which rec points to
+	own       owned.State[connect.Struct]
 }
 
 // TransformAliases reads a LIST key of aliases (transforms, predicates).
@@ -156,23 +164,26 @@ func newPlugin(plugins *connect.PluginSet, config map[string]string, prefix stri
 // a recordError naming the transform that failed. A panic in a transform
 // or a predicate is its error: one recover per record, not a call per
 // stage, keeps the chain's own cost off the record's way.
-func (c *chain) apply(r *connect.Record) (out *connect.Record, err error) {
+//
+// own.Parts ends as the returned record's key and value that the chain
+// made for it and nothing else holds (internal/owned); a stage may take
+// own.Spare.
+func (c *chain) apply(r *connect.Record, own *owned.State[connect.Struct]) (out *connect.Record, err error) {
 	i := 0
 	defer func() {
 		if p := recover(); p != nil {
 			out, err = nil, &recordError{stage: stageTransformation, class: c.stages[i].class, err: fmt.Errorf("panic: %v", p)}
 		}
 	}()
-	// own: the record's key and value that the stage before made for it
-	// and nothing else holds. The connector's never are; nor is what a
-	// transformation or a predicate of someone else's was shown, as it
-	// may keep it.
-	var own owned.Parts
+	// The connector's key and value are never the chain's to change; nor
+	// is what a transformation or a predicate of someone else's was
+	// shown, as it may keep it.
+	own.Parts = 0
 	for ; i < len(c.stages); i++ {
 		st := &c.stages[i]
 		if st.pred != nil {
 			skip := st.pred.Test(r) == st.negate
-			own = 0
+			own.Parts = 0
 			if skip {
 				continue
 			}
@@ -180,10 +191,10 @@ func (c *chain) apply(r *connect.Record) (out *connect.Record, err error) {
 		var next *connect.Record
 		var err error
 		if st.owning != nil {
-			next, own, err = st.owning.ApplyOwned(r, own)
+			next, err = st.owning.ApplyOwned(r, own)
 		} else {
 			next, err = st.t.Apply(r)
-			own = 0
+			own.Parts = 0
 		}
 		if err != nil {
 			return nil, &recordError{stage: stageTransformation, class: st.class, err: err}

@@ -592,13 +592,6 @@ func (s *sinkTask) toSink(r *kgo.Record, scratch *chainScratch) (connect.SinkRec
 	return connect.SinkRecord{}, false, nil
 }
 
-// chainScratch is what a goroutine of a sink's conversion fills for the
-// chain, record after record.
-type chainScratch struct {
-	rec       connect.Record
-	partition int32
-}
-
 // attempt converts r and transforms it, in scratch.
 func (s *sinkTask) attempt(r *kgo.Record, scratch *chainScratch) (connect.SinkRecord, bool, error) {
 	sr, err := s.toConnect(r)
@@ -611,7 +604,7 @@ func (s *sinkTask) attempt(r *kgo.Record, scratch *chainScratch) (connect.SinkRe
 		ValueSchema: sr.ValueSchema, Value: sr.Value, Timestamp: sr.Timestamp, Headers: sr.Headers,
 		Sink: true, Offset: sr.Offset, TimestampType: sr.TimestampType,
 	}
-	out, err := s.chain.apply(&scratch.rec)
+	out, err := s.chain.apply(&scratch.rec, &scratch.own)
 	if err != nil || out == nil {
 		return connect.SinkRecord{}, false, err
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/connectd/connectd/connect"
+	"github.com/connectd/connectd/internal/owned"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -41,7 +42,7 @@ type sourceTask struct {
 	recordAcks     connect.RecordCommitter
 	releaser       connect.RecordReleaser
 	chain          *chain         // nil without transforms
-	scratch        connect.Record // the chain's record, on the polling goroutine
+	scratch        []chainScratch // per goroutine of prepare: what it fills for the chain
 	errs           *errorHandler
 
 	tracker offsetTracker
@@ -419,16 +420,17 @@ func (s *sourceTask) prepare(ctx context.Context, recs []*connect.SourceRecord) 
 	if s.chain != nil {
 		parts = max(1, min(runtime.GOMAXPROCS(0), len(recs)/minTransformSlice))
 	}
+	if len(s.scratch) < parts {
+		s.scratch = make([]chainScratch, parts)
+	}
 	var one [1]preparedPart
 	results := one[:]
 	if parts == 1 {
-		s.preparePart(ctx, recs, &s.scratch, now, s.lastBatchBytes, &results[0])
+		s.preparePart(ctx, recs, &s.scratch[0], now, s.lastBatchBytes, &results[0])
 	} else {
 		results = make([]preparedPart, (len(recs)+transformChunk-1)/transformChunk)
-		// The chain's record, one per goroutine: the chain keeps none.
-		scratch := make([]connect.Record, parts)
 		inChunks(len(recs), parts, transformChunk, func(w, c, from, to int) {
-			s.preparePart(ctx, recs[from:to], &scratch[w], now, s.lastBatchBytes*(to-from)/len(recs), &results[c])
+			s.preparePart(ctx, recs[from:to], &s.scratch[w], now, s.lastBatchBytes*(to-from)/len(recs), &results[c])
 		})
 	}
 	fail := func(err error) (*sendBatch, error) {
@@ -485,9 +487,9 @@ func (s *sourceTask) prepare(ctx context.Context, recs []*connect.SourceRecord) 
 }
 
 // preparePart transforms and converts recs into a block of its own, in
-// out, with scratch as the chain's record and room for about bufBytes of
+// out, with scratch for the chain and room for about bufBytes of
 // converted bytes.
-func (s *sourceTask) preparePart(ctx context.Context, recs []*connect.SourceRecord, scratch *connect.Record, now time.Time, bufBytes int, out *preparedPart) {
+func (s *sourceTask) preparePart(ctx context.Context, recs []*connect.SourceRecord, scratch *chainScratch, now time.Time, bufBytes int, out *preparedPart) {
 	// The Kafka records and their converted bytes in one block:
 	// per-record allocations are what bounds throughput here.
 	blk := recordBlockFor(len(recs))
@@ -537,8 +539,8 @@ func (s *sourceTask) preparePart(ctx context.Context, recs []*connect.SourceReco
 
 // attempt transforms rec and converts it into blk's i-th record, and
 // returns the topic it goes to; kept is false when a transform dropped it.
-// scratch is the chain's record.
-func (s *sourceTask) attempt(rec *connect.SourceRecord, blk *recordBlock, i int, now time.Time, scratch *connect.Record) (topic string, kept bool, err error) {
+// scratch is what the chain fills, on this goroutine.
+func (s *sourceTask) attempt(rec *connect.SourceRecord, blk *recordBlock, i int, now time.Time, scratch *chainScratch) (topic string, kept bool, err error) {
 	if s.chain == nil {
 		// On the stack: toKafka keeps nothing of it.
 		r := connect.Record{
@@ -547,17 +549,23 @@ func (s *sourceTask) attempt(rec *connect.SourceRecord, blk *recordBlock, i int,
 		}
 		return rec.Topic, true, s.toKafka(&r, blk, i, now)
 	}
-	// One Record per goroutine, filled for each record: the chain keeps
-	// none.
-	*scratch = connect.Record{
+	scratch.rec = connect.Record{
 		Topic: rec.Topic, Partition: rec.Partition, KeySchema: rec.KeySchema, Key: rec.Key,
 		ValueSchema: rec.ValueSchema, Value: rec.Value, Timestamp: rec.Timestamp, Headers: rec.Headers,
 	}
-	out, err := s.chain.apply(scratch)
+	out, err := s.chain.apply(&scratch.rec, &scratch.own)
 	if err != nil || out == nil {
 		return "", false, err
 	}
-	return out.Topic, true, s.toKafka(out, blk, i, now)
+	err = s.toKafka(out, blk, i, now)
+	// Converted (or refused), a value the chain made for the record is
+	// held by nothing: the next record's chain makes its struct of it.
+	if scratch.own.Parts&owned.Value != 0 {
+		if v, ok := out.Value.(*connect.Struct); ok {
+			scratch.own.Spare = v
+		}
+	}
+	return out.Topic, true, err
 }
 
 // send hands a prepared batch to the producer, with one promise for the
