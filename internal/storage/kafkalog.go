@@ -470,13 +470,7 @@ func (l *KafkaLog) SendPrivilegedAndRead(ctx context.Context, records []KeyValue
 	}
 	l.txn.mu.Lock()
 	next, err := l.sendTxnLocked(ctx, records)
-	if errors.Is(err, kerr.InvalidProducerEpoch) || errors.Is(err, kerr.ProducerFenced) || errors.Is(err, kerr.InvalidTxnState) {
-		// Another worker claimed the id while it led the cluster for a
-		// generation, and this one leads again: it claims it back, as
-		// Kafka's leader does on its next tick, and writes once more.
-		// (The embedded broker answers the commit of a transaction that
-		// a claim aborted with INVALID_TXN_STATE rather than
-		// PRODUCER_FENCED, when the claim bumped the epoch by one.)
+	if claimAgain(err) {
 		l.dropTxnLocked()
 		next, err = l.sendTxnLocked(ctx, records)
 	}
@@ -488,6 +482,28 @@ func (l *KafkaLog) SendPrivilegedAndRead(ctx context.Context, records []KeyValue
 		return fmt.Errorf("writing to topic %q in a transaction of %s: %w", l.topic, l.txn.id, err)
 	}
 	return l.waitFor(ctx, next)
+}
+
+// claimAgain tells whether a privileged write that failed with err is
+// made once more by a producer that claims the id anew:
+//   - another worker claimed the id while it led the cluster for a
+//     generation, and this one leads again: it claims it back, as Kafka's
+//     leader does on its next tick (the embedded broker answers the commit
+//     of a transaction that a claim aborted with INVALID_TXN_STATE rather
+//     than PRODUCER_FENCED, when the claim bumped the epoch by one);
+//   - the broker refused the batch for the producer's state
+//     (OUT_OF_ORDER_SEQUENCE_NUMBER, UNKNOWN_PRODUCER_ID,
+//     INVALID_PRODUCER_ID_MAPPING): franz-go then fails its producer id
+//     for good, and a new claim starts the sequences over. The batch was
+//     not appended, and the claim aborts its transaction.
+func claimAgain(err error) bool {
+	for _, e := range []error{kerr.InvalidProducerEpoch, kerr.ProducerFenced, kerr.InvalidTxnState,
+		kerr.OutOfOrderSequenceNumber, kerr.UnknownProducerID, kerr.InvalidProducerIDMapping} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 func (l *KafkaLog) sendTxnLocked(ctx context.Context, records []KeyValue) (map[int32]int64, error) {

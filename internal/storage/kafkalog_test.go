@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/connectd/connectd/internal/servertest"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -527,5 +528,57 @@ func TestKafkaLogPrivilegedWriteOutlivesAClaim(t *testing.T) {
 	startLog(t, rawCfg)
 	if got, want := uncommitted.records(0), []string{"first=1", "second=2", "second=2"}; !slices.Equal(got, want) {
 		t.Fatalf("read uncommitted, the log holds %v, want %v (the aborted attempt, then the committed one)", got, want)
+	}
+}
+
+// A privileged write that the broker refuses for the producer's state
+// (OUT_OF_ORDER_SEQUENCE_NUMBER: the broker's idea of the producer's
+// sequence is not the client's; the batch was not appended) is made once
+// more by the producer claimed anew, whose sequences start over: the log
+// holds it once. The embedded broker refused a fresh cluster's first
+// connector so, once, in CI.
+func TestKafkaLogPrivilegedWriteRefusedForItsSequence(t *testing.T) {
+	for _, code := range []*kerr.Error{kerr.OutOfOrderSequenceNumber, kerr.UnknownProducerID, kerr.InvalidProducerIDMapping} {
+		t.Run(code.Message, func(t *testing.T) { testPrivilegedWriteRefused(t, code) })
+	}
+}
+
+func testPrivilegedWriteRefused(t *testing.T, code *kerr.Error) {
+	c := newCluster(t, kfake.SeedTopics(1, "connect-configs"))
+	var refused atomic.Int32
+	c.ControlKey(int16(kmsg.Produce), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		pr := req.(*kmsg.ProduceRequest)
+		if pr.TransactionID == nil || refused.Add(1) > 1 {
+			return nil, nil, false
+		}
+		resp := pr.ResponseKind().(*kmsg.ProduceResponse)
+		resp.SetVersion(pr.GetVersion())
+		for _, rt := range pr.Topics {
+			t := kmsg.NewProduceResponseTopic()
+			t.Topic, t.TopicID = rt.Topic, rt.TopicID
+			for _, rp := range rt.Partitions {
+				p := kmsg.NewProduceResponseTopicPartition()
+				p.Partition = rp.Partition
+				p.ErrorCode = code.Code
+				t.Partitions = append(t.Partitions, p)
+			}
+			resp.Topics = append(resp.Topics, t)
+		}
+		return resp, nil, true
+	})
+	cfg := logCfg(c, "connect-configs")
+	cfg.TransactionalID = "connect-cluster-connect"
+	sink := newRecordSink()
+	cfg.OnRecord = sink.onRecord
+	l := startLog(t, cfg)
+	if err := l.SendPrivilegedAndRead(testCtx(t), []KeyValue{{Key: []byte("first"), Value: []byte("1")}}); err != nil {
+		t.Fatalf("the write refused: %v", err)
+	}
+	if refused.Load() < 2 {
+		t.Fatal("the broker refused no write")
+	}
+	if got, want := sink.records(0), []string{"first=1"}; !slices.Equal(got, want) {
+		t.Fatalf("the log holds %v, want %v", got, want)
 	}
 }
