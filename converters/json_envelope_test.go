@@ -1,6 +1,7 @@
 package converters
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/connectd/connectd/connect"
@@ -45,6 +46,40 @@ func TestStructPayloadsAreReadIndependently(t *testing.T) {
 			if got := inner.Get("x"); got != tc.x {
 				t.Errorf("%s: inner.x = %v, want %v", tc.payload, got, tc.x)
 			}
+		}
+	}
+}
+
+// A struct member's literal (true, false, null) is read in place; a
+// misspelt one is refused as the general parser refuses it.
+func TestStructPayloadLiterals(t *testing.T) {
+	c := newJSON(t, nil)
+	const schema = `{"type":"struct","fields":[{"type":"boolean","optional":true,"field":"flag"},` +
+		`{"type":"struct","optional":true,"field":"inner","fields":[{"type":"boolean","optional":false,"field":"on"}]}],"optional":false,"name":"t"}`
+	for _, tc := range []struct {
+		payload string
+		flag    any
+		msg     string
+	}{
+		{`{"flag":true,"inner":null}`, true, ""},
+		{`{"flag":false,"inner":{"on":true}}`, false, ""},
+		{`{"flag":null}`, nil, ""},
+		{`{"flag":tru}`, nil, "unrecognized token"},
+		{`{"flag":nul}`, nil, "unrecognized token"},
+		{`{"flag":false,"inner":nulL}`, nil, "unrecognized token"},
+	} {
+		_, v, err := c.ToConnectData("t", []byte(`{"schema":`+schema+`,"payload":`+tc.payload+`}`))
+		if tc.msg != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.msg) {
+				t.Errorf("%s: %v, want an error naming %q", tc.payload, err, tc.msg)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tc.payload, err)
+		}
+		if got := v.(*connect.Struct).Get("flag"); got != tc.flag {
+			t.Errorf("%s: flag = %v, want %v", tc.payload, got, tc.flag)
 		}
 	}
 }

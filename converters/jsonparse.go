@@ -160,15 +160,15 @@ func (p *parser) errorf(format string, args ...any) error {
 	return fmt.Errorf("invalid JSON at offset %d: %s", p.pos, fmt.Sprintf(format, args...))
 }
 
+// skipSpace moves past JSON whitespace. The position is kept in a local
+// while it moves (and the common case, none, costs one comparison): kept
+// in the parser, it was stored and loaded again for every byte.
 func (p *parser) skipSpace() {
-	for p.pos < len(p.data) {
-		switch p.data[p.pos] {
-		case ' ', '\t', '\n', '\r':
-			p.pos++
-		default:
-			return
-		}
+	data, i := p.data, p.pos
+	for i < len(data) && data[i] <= ' ' && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
 	}
+	p.pos = i
 }
 
 func (p *parser) value() (*node, error) {
@@ -204,8 +204,9 @@ func (p *parser) value() (*node, error) {
 }
 
 // valueInto reads the value at p.pos into *dst, which saves allocating
-// a node for a string or a number; objects and arrays are trees all the
-// same. Not for skipping.
+// a node for a string, a number or a literal (a Debezium envelope's null
+// before, say); objects and arrays are trees all the same. Not for
+// skipping.
 func (p *parser) valueInto(dst *node) error {
 	if p.pos < len(p.data) {
 		switch c := p.data[p.pos]; {
@@ -215,6 +216,20 @@ func (p *parser) valueInto(dst *node) error {
 			return err
 		case c == '-' || c >= '0' && c <= '9':
 			return p.numberInto(dst)
+		case c == 'n' || c == 't' || c == 'f':
+			n := node{kind: nodeNull}
+			word := "null"
+			if c != 'n' {
+				n, word = node{kind: nodeBool, b: c == 't'}, "false"
+				if n.b {
+					word = "true"
+				}
+			}
+			if _, err := p.literal(word, nil); err != nil {
+				return err
+			}
+			*dst = n
+			return nil
 		}
 	}
 	n, err := p.value()
@@ -524,19 +539,21 @@ func (p *parser) str() (string, error) {
 func (p *parser) strBytes() ([]byte, error) {
 	p.pos++ // '"'
 	start := p.pos
-	// Fast path: no escapes.
-	for p.pos < len(p.data) {
-		c := p.data[p.pos]
+	// Fast path: no escapes, the position in a local (see skipSpace).
+	data, i := p.data, p.pos
+	for i < len(data) {
+		c := data[i]
 		if c == '"' {
-			b := p.data[start:p.pos]
-			p.pos++
+			b := data[start:i]
+			p.pos = i + 1
 			return b, p.checkStringLength(len(b))
 		}
 		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
 			break
 		}
-		p.pos++
+		i++
 	}
+	p.pos = i
 	buf := append([]byte(nil), p.data[start:p.pos]...)
 	for {
 		if p.pos >= len(p.data) {

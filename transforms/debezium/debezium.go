@@ -235,8 +235,16 @@ func getString(s *connect.Struct, field string) (string, bool, error) {
 	if f.Schema.Type != connect.TypeString {
 		return "", false, dataError("Field '%s' is not of type %s", field, connect.TypeString)
 	}
-	v, ok := s.At(f.Index).(string)
-	return v, ok, nil
+	// As At reads it, but as a Value: At would box the string, an
+	// allocation a record.
+	switch v := s.ValueAt(f.Index); v.Kind() {
+	case connect.KindString:
+		return v.String(), true, nil
+	case connect.KindNull:
+		d, ok := f.Schema.Default.(string)
+		return d, ok, nil
+	}
+	return "", false, nil
 }
 
 // requireStruct is Kafka's Requirements.requireStruct.
