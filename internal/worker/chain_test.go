@@ -160,17 +160,18 @@ func TestChainOwnedStructs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Short class names, as a copied config may give them.
 	steps := map[string]string{
-		"transforms.hoist.type":          "org.apache.kafka.connect.transforms.HoistField$Value",
-		"transforms.hoist.field":         "line",
-		"transforms.insert.type":         "org.apache.kafka.connect.transforms.InsertField$Value",
-		"transforms.insert.static.field": "source",
-		"transforms.insert.static.value": "bench",
-		"transforms.rename.type":         "org.apache.kafka.connect.transforms.ReplaceField$Value",
-		"transforms.rename.renames":      "line:text",
-		"transforms.route.type":          "org.apache.kafka.connect.transforms.RegexRouter",
-		"transforms.route.regex":         "(.*)-in",
-		"transforms.route.replacement":   "$1",
+		"transforms.hoist.type":          "HoistField$Value",
+		"transforms.hoist.field":         "order",
+		"transforms.insert.type":         "InsertField$Value",
+		"transforms.insert.static.field": "shop",
+		"transforms.insert.static.value": "eu",
+		"transforms.rename.type":         "ReplaceField$Value",
+		"transforms.rename.renames":      "order:placed",
+		"transforms.route.type":          "RegexRouter",
+		"transforms.route.regex":         "raw\\.(.*)",
+		"transforms.route.replacement":   "eip.$1",
 		"transforms.keep.type":           "test.Keep",
 		"predicates.shown.type":          "test.Keep",
 	}
@@ -198,19 +199,19 @@ func TestChainOwnedStructs(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			kept = nil
-			out, err := chainOf(c.transforms, c.extra).apply(&connect.Record{Topic: "lines-in", ValueSchema: connect.StringSchema, Value: line}, new(owned.State[connect.Struct]))
+			out, err := chainOf(c.transforms, c.extra).apply(&connect.Record{Topic: "raw.orders", ValueSchema: connect.StringSchema, Value: line}, new(owned.State[connect.Struct]))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := out.Value.(*connect.Struct).String(); out.Topic != "lines" || got != "Struct{text=a line,source=bench}" {
+			if got := out.Value.(*connect.Struct).String(); out.Topic != "eip.orders" || got != "Struct{placed=a line,shop=eu}" {
 				t.Fatalf("the chain made %s on %s", got, out.Topic)
 			}
 			if len(kept) != 1 {
 				t.Fatalf("kept %d values", len(kept))
 			}
-			want := "Struct{line=a line}"
+			want := "Struct{order=a line}"
 			if strings.Contains(c.transforms, "insert,keep") {
-				want = "Struct{line=a line,source=bench}"
+				want = "Struct{order=a line,shop=eu}"
 			}
 			if got := kept[0].(*connect.Struct).String(); got != want {
 				t.Fatalf("the kept struct became %s, want %s", got, want)
@@ -229,7 +230,7 @@ func TestChainOwnedStructs(t *testing.T) {
 		allocs float64
 	}{{"alone", false, 1}, {"handed the last struct", true, 0}} {
 		allocs := testing.AllocsPerRun(100, func() {
-			sc.rec = connect.Record{Topic: "lines-in", ValueSchema: connect.StringSchema, Value: line}
+			sc.rec = connect.Record{Topic: "raw.orders", ValueSchema: connect.StringSchema, Value: line}
 			out, err := ch.apply(&sc.rec, &sc.own)
 			if err != nil {
 				t.Fatal(err)
