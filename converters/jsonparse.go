@@ -192,12 +192,9 @@ func (p *parser) value() (*node, error) {
 		return &node{kind: nodeString, text: s}, nil
 	case c == '-' || c >= '0' && c <= '9':
 		return p.number()
-	case c == 't':
-		return p.literal("true", p.newNode(node{kind: nodeBool, b: true}))
-	case c == 'f':
-		return p.literal("false", p.newNode(node{kind: nodeBool}))
-	case c == 'n':
-		return p.literal("null", p.newNode(node{kind: nodeNull}))
+	case c == 't' || c == 'f' || c == 'n':
+		word, n := literalOf(c)
+		return p.literal(word, p.newNode(n))
 	default:
 		return nil, p.errorf("unexpected character %q", c)
 	}
@@ -216,15 +213,8 @@ func (p *parser) valueInto(dst *node) error {
 			return err
 		case c == '-' || c >= '0' && c <= '9':
 			return p.numberInto(dst)
-		case c == 'n' || c == 't' || c == 'f':
-			n := node{kind: nodeNull}
-			word := "null"
-			if c != 'n' {
-				n, word = node{kind: nodeBool, b: c == 't'}, "false"
-				if n.b {
-					word = "true"
-				}
-			}
+		case c == 't' || c == 'f' || c == 'n':
+			word, n := literalOf(c)
 			if _, err := p.literal(word, nil); err != nil {
 				return err
 			}
@@ -237,6 +227,18 @@ func (p *parser) valueInto(dst *node) error {
 		*dst = *n
 	}
 	return err
+}
+
+// literalOf is the JSON literal that starts with c ('t', 'f' or 'n') and
+// its node.
+func literalOf(c byte) (string, node) {
+	switch c {
+	case 't':
+		return "true", node{kind: nodeBool, b: true}
+	case 'f':
+		return "false", node{kind: nodeBool}
+	}
+	return "null", node{kind: nodeNull}
 }
 
 func (p *parser) literal(word string, n *node) (*node, error) {

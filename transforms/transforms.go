@@ -300,10 +300,11 @@ func copyField(out *connect.Struct, i int, in *connect.Struct, src *connect.Fiel
 }
 
 // copyFields is a struct of schema whose first fields, in's own in order
-// and with their schemas, take in's values as copyField sets them, and whose others are null:
-// in itself, given schema in place, when the record owns it (inPlace) and
-// it has room (owned.Reshape), a new struct else. In place, only a null
-// can change (to its default), since each field keeps its schema.
+// and with their schemas, take in's values as copyField sets them, and
+// whose others are null: in itself, given schema in place, when the
+// record owns it (inPlace) and it has room (owned.Reshape), a new struct
+// else. In place, only a null can change (to its default), since each
+// field keeps its schema.
 func copyFields(in *connect.Struct, schema *connect.Schema, replaceNullWithDefault, inPlace bool) (*connect.Struct, error) {
 	fields := in.Schema().Fields
 	if inPlace && owned.Reshape(in, schema) {
