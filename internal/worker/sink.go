@@ -259,6 +259,20 @@ func (s *sinkTask) run(ctx context.Context) {
 // forward because the task caught up with its partitions.
 const caughtUpCommitSpacing = 100 * time.Millisecond
 
+// commitCaughtUp says whether a task that just caught up with its
+// partitions commits at once, dirty records put since its last commit,
+// made since ago, a commit for catching up too when paced. Only a trickle
+// waits: caught up again within caughtUpCommitSpacing of the last such
+// commit, with less than a poll's worth of records since. The end of a
+// burst commits at once, also when a commit the task asked for or the
+// interval's came shortly before it: the last records of the burst are
+// not held back for the spacing (a JDBC sink's rows were visible up to
+// 100 ms late when its own commit request fell in the burst's last
+// polls).
+func commitCaughtUp(dirty int, since time.Duration, paced bool) bool {
+	return !paced || since >= caughtUpCommitSpacing || dirty >= pollMax
+}
+
 // pollMax is the most records one poll hands the task (Kafka's consumer
 // gives 500 by default: max.poll.records). It is enough for a poll to take
 // a whole fetch of typical records (franz-go fetches up to 1 MB per
@@ -281,16 +295,17 @@ const pollMax = 5000
 //
 // Offsets are committed every offset.flush.interval.ms, when the task
 // asks, and also as soon as the task has caught up with its partitions
-// (no more records fetched): at once after a poll's worth of records, at
-// most every caughtUpCommitSpacing after a trickle. A task that makes data
+// (no more records fetched): at once at the end of a burst, at most every
+// caughtUpCommitSpacing for a trickle (commitCaughtUp). A task that makes data
 // durable only when asked (the JDBC sink commits its transaction in
 // PreCommit) then shows the last records of a burst at once, not up to an
 // interval later.
 func (s *sinkTask) loop(ctx context.Context) error {
 	lastCommit := time.Now()
 	// dirty: records put since the last commit; caughtUp: some, and the
-	// last poll left none behind.
-	dirty, caughtUp := 0, false
+	// last poll left none behind; paced: the last commit was for catching
+	// up.
+	dirty, caughtUp, paced := 0, false, false
 	var putting chan error // the Put in flight, if any
 	finish := func() error {
 		if putting == nil {
@@ -355,7 +370,7 @@ func (s *sinkTask) loop(ctx context.Context) error {
 				s.mu.Unlock()
 				return fail(err)
 			}
-			lastCommit, dirty = time.Now(), 0
+			lastCommit, dirty, paced = time.Now(), 0, false
 		}
 		recs = s.dropRewound(recs, next)
 		for tp, off := range next {
@@ -367,9 +382,8 @@ func (s *sinkTask) loop(ctx context.Context) error {
 		behind, atEnd := s.position()
 		caughtUp = (dirty > 0 || len(recs) > 0) && s.client.BufferedFetchRecords() == 0 && !behind && (fetched < pollMax || atEnd)
 		dirty += len(recs)
-		since := time.Since(lastCommit)
 		// Caught up: commit these records too, once put.
-		commit := caughtUp && (since >= caughtUpCommitSpacing || dirty >= pollMax)
+		commit := caughtUp && commitCaughtUp(dirty, time.Since(lastCommit), paced)
 		if len(recs) > 0 {
 			putting = make(chan error, 1)
 			go func() {
@@ -396,7 +410,7 @@ func (s *sinkTask) loop(ctx context.Context) error {
 			if err != nil {
 				return fail(err)
 			}
-			lastCommit, dirty, caughtUp = time.Now(), 0, false
+			lastCommit, dirty, caughtUp, paced = time.Now(), 0, false, true
 		}
 		s.client.AllowRebalance()
 	}
