@@ -260,15 +260,14 @@ func (s *sinkTask) run(ctx context.Context) {
 const caughtUpCommitSpacing = 100 * time.Millisecond
 
 // commitCaughtUp says whether a task that just caught up with its
-// partitions commits at once, dirty records put since its last commit,
-// made since ago, a commit for catching up too when paced. Only a trickle
-// waits: caught up again within caughtUpCommitSpacing of the last such
-// commit, with less than a poll's worth of records since. The end of a
-// burst commits at once, also when a commit the task asked for or the
-// interval's came shortly before it: the last records of the burst are
-// not held back for the spacing (a JDBC sink's rows were visible up to
-// 100 ms late when its own commit request fell in the burst's last
-// polls).
+// partitions commits at once. dirty is the records put since its last
+// commit, since the time since it, and paced whether that commit too was
+// for catching up. Only a trickle waits: caught up again within
+// caughtUpCommitSpacing of the last such commit, with less than a poll's
+// worth of records since. The end of a burst commits at once, also when
+// a commit the task asked for or the interval's came shortly before it
+// (a JDBC sink's last rows were visible up to 100 ms late when its own
+// commit request fell in the burst's last polls).
 func commitCaughtUp(dirty int, since time.Duration, paced bool) bool {
 	return !paced || since >= caughtUpCommitSpacing || dirty >= pollMax
 }

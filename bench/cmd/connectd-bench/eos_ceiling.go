@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -37,16 +36,11 @@ func bareLines(n, size int) [][]byte {
 }
 
 // bareProducer is a client as the worker makes an exactly-once task's
-// producer (source.go): Kafka's uncompressed records, linger.ms 5,
-// deliveries retried without end; transactional when txnID is set.
+// producer (source.go): a source producer's settings, deliveries retried
+// without end, no bound on the records buffered; transactional when
+// txnID is set.
 func bareProducer(broker, txnID string) (*kgo.Client, error) {
-	opts := []kgo.Opt{
-		kgo.SeedBrokers(broker),
-		kgo.ProducerBatchCompression(kgo.NoCompression()),
-		kgo.ProducerLinger(5 * time.Millisecond),
-		kgo.RecordDeliveryTimeout(0),
-		kgo.MaxBufferedRecords(1 << 30),
-	}
+	opts := append(sourceProducerOpts(broker), kgo.RecordDeliveryTimeout(0), kgo.MaxBufferedRecords(1<<30))
 	if txnID != "" {
 		opts = append(opts, kgo.TransactionalID(txnID), kgo.TransactionTimeout(time.Minute))
 	}
@@ -144,9 +138,6 @@ func eosBare(ctx context.Context, adm *kadm.Client, broker string, lines [][]byt
 		})
 	}); err != nil {
 		return run, fmt.Errorf("transactions of %d lines: %w", eosTxnLines, err)
-	}
-	if run.atLeastOnce <= 0 || run.txns <= 0 {
-		return run, errors.New("no time measured")
 	}
 	return run, nil
 }

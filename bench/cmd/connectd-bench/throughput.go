@@ -213,15 +213,21 @@ func pollGap(end, n int64, since time.Duration) time.Duration {
 	return min(max(left, least), most)
 }
 
+// sourceProducerOpts set up a franz-go client as connectd's source
+// producers are (source.go): acks=all, idempotent, Kafka's uncompressed
+// records, a 5 ms linger, 1 MB batches.
+func sourceProducerOpts(bootstrap string) []kgo.Opt {
+	return []kgo.Opt{kgo.SeedBrokers(bootstrap), kgo.RequiredAcks(kgo.AllISRAcks()),
+		kgo.ProducerBatchCompression(kgo.NoCompression()), kgo.ProducerLinger(5 * time.Millisecond)}
+}
+
 // runPlain produces every line of path to topic with a plain franz-go
-// client set up as connectd's source producers are (acks=all,
-// idempotent, no compression, 5 ms linger, 1 MB batches) and returns
+// client set up as connectd's source producers are (sourceProducerOpts) and returns
 // lines/s from the first Produce to the end offset reaching n.
 func runPlain(ctx context.Context, adm *kadm.Client, bootstrap, path, topic string, n int) (float64, time.Duration, error) {
 	fail := make(chan error, 2)
 	start := time.Now()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap), kgo.RequiredAcks(kgo.AllISRAcks()),
-		kgo.ProducerBatchCompression(kgo.NoCompression()), kgo.ProducerLinger(5*time.Millisecond))
+	cl, err := kgo.NewClient(sourceProducerOpts(bootstrap)...)
 	if err != nil {
 		return 0, 0, err
 	}
